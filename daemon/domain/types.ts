@@ -1,0 +1,103 @@
+// Shapes of the records checkd stores. Pure data: no methods, so they round-trip
+// through LMDB (msgpack) unchanged. All instants are epoch milliseconds (UTC).
+
+export type CheckKind = 'simple' | 'cron' | 'oncalendar';
+
+/** Only these four are ever stored; `grace` and `started` are computed at read time. */
+export type StoredStatus = 'new' | 'up' | 'down' | 'paused';
+
+/** What the API `status` field shows (v1 adds `started`). */
+export type DisplayStatus = StoredStatus | 'grace' | 'started';
+
+export type ApiVersion = 1 | 2 | 3;
+
+export interface CheckRecord {
+  uuid: string;
+  projectId: string;
+  /** Random UUID used in the per-check badge URL; not the check UUID. */
+  badgeKey: string;
+  createdAt: number;
+  name: string;
+  slug: string;
+  tags: string;
+  desc: string;
+  kind: CheckKind;
+  /** Seconds; kept (unused) while kind is cron/oncalendar. */
+  timeout: number;
+  /** Seconds. */
+  grace: number;
+  schedule: string;
+  tz: string;
+  manualResume: boolean;
+  methods: '' | 'POST';
+  startKw: string;
+  successKw: string;
+  failureKw: string;
+  filterSubject: boolean;
+  filterBody: boolean;
+  filterHttpBody: boolean;
+  filterDefaultFail: boolean;
+  status: StoredStatus;
+  /** Last success or fail signal. */
+  lastPing: number | null;
+  /** Set while a run is in progress (start signal seen). */
+  lastStart: number | null;
+  lastStartRid: string | null;
+  /** Milliseconds of the last completed run, or null. */
+  lastDuration: number | null;
+  /** Internal deadline: when the status may next change by itself (going-down-after). */
+  alertAfter: number | null;
+  nPings: number;
+  /** Assigned channel ids. */
+  channels: string[];
+}
+
+export type PingKind = 'success' | 'start' | 'fail' | 'log' | 'ign';
+
+export interface PingRecord {
+  n: number;
+  /** Epoch ms. */
+  date: number;
+  kind: PingKind;
+  scheme: string;
+  remoteAddr: string | null;
+  method: string;
+  ua: string;
+  rid: string | null;
+  exitStatus: number | null;
+  /** Seconds between the matching start and this success/fail ping, if any. */
+  duration: number | null;
+  /** Stored bytes of the request body (up to the configured limit), or null. */
+  body: Uint8Array | null;
+}
+
+export interface FlipRecord {
+  /** Epoch ms: the ping time, request time, or the exact deadline for timeouts. */
+  created: number;
+  oldStatus: StoredStatus;
+  newStatus: StoredStatus;
+  reason: '' | 'fail' | 'timeout';
+  /** Pause/resume flips are stored as already processed: never notified. */
+  processed: boolean;
+}
+
+export interface ProjectRecord {
+  id: string;
+  name: string;
+  checkLimit: number;
+  pingLogLimit: number;
+  /** 22 chars of [a-z0-9], used in slug ping URLs. */
+  pingKey: string;
+  /** Random key in project badge URLs. */
+  badgeKey: string;
+  createdAt: number;
+}
+
+export interface ChannelRecord {
+  id: string;
+  projectId: string;
+  kind: string;
+  name: string;
+  value: string;
+  createdAt: number;
+}
