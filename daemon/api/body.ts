@@ -1,0 +1,23 @@
+// JSON body parsing of write endpoints (api-details §3): done before auth, an
+// empty body is {}, anything that is not a JSON object is a 400.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Returns the parsed object, or answers 400 itself and returns null. */
+export function jsonObjectBody(req: FastifyRequest, reply: FastifyReply): Record<string, unknown> | null {
+  const raw = req.body as Buffer | undefined;
+  if (!raw || raw.length === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(raw));
+  } catch {
+    void reply.code(400).send({ error: 'could not parse request body' });
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    void reply.code(400).send({ error: 'json validation error: value is not an object' });
+    return null;
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,154 @@
+// /api/vN/checks/...: list, get (by UUID or unique_key), create (with upsert),
+// update, pause, resume, delete. Processing order per api-details §6.13/§6.14.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate } from './auth.js';
+import { jsonObjectBody } from './body.js';
+import { registerResource } from './resource.js';
+import { checkToJson } from '../domain/representation.js';
+import { validateCheckInput } from '../domain/check-input.js';
+import { tagList, UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
+import type { VersionedContext } from './context.js';
+import type { AuthResult } from '../store/store.js';
+import type { CheckRecord } from '../domain/types.js';
+
+type Params = { code: string };
+
+export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext, prefix: string, config: Record<string, unknown>): void {
+  const { store, checks, clock, version, baseUrl } = ctx;
+  const represent = (check: CheckRecord, readOnly: boolean, withSubject: boolean) =>
+    checkToJson(check, { now: clock.now(), version, readOnly, baseUrl, withSubject });
+  const written = () => ctx.onWrite?.();
+
+  /** Resolves a UUID path segment to a check of the caller's project, or answers 404/403. */
+  const ownCheck = (uuid: string, auth: AuthResult, reply: FastifyReply): CheckRecord | null => {
+    const check = store.getCheck(uuid);
+    if (!check) {
+      void reply.code(404).type('text/plain').send('');
+      return null;
+    }
+    if (check.projectId !== auth.project.id) {
+      void reply.code(403).type('text/plain').send('');
+      return null;
+    }
+    return check;
+  };
+
+  registerResource(
+    app,
+    `${prefix}/checks/`,
+    {
+      GET: async (req: FastifyRequest, reply) => {
+        const auth = authenticate(store, req, reply, 'read');
+        if (!auth) return reply;
+        const query = req.query as Record<string, string | string[] | undefined>;
+        const slug = typeof query.slug === 'string' ? query.slug : (query.slug?.at(-1) ?? '');
+        const wanted = [query.tag ?? []].flat();
+        const list = store.listChecks(auth.project.id).filter((c) => {
+          if (slug !== '' && c.slug !== slug) return false;
+          if (wanted.length === 0) return true;
+          const tags = tagList(c.tags);
+          return wanted.every((t) => tags.includes(t));
+        });
+        return reply.send({ checks: list.map((c) => represent(c, auth.readOnly, false)) });
+      },
+      POST: async (req, reply) => {
+        const body = jsonObjectBody(req, reply);
+        if (!body) return reply;
+        const auth = authenticate(store, req, reply, 'write', body);
+        if (!auth) return reply;
+        const valid = validateCheckInput(body);
+        if (!valid.ok) return reply.code(400).send({ error: valid.error });
+        const result = await checks.create(auth.project, valid.input, version);
+        switch (result.kind) {
+          case 'limit':
+            return reply.code(403).type('text/plain').send('');
+          case 'invalid':
+            return reply.code(400).send({ error: result.error });
+          default:
+            written();
+            return reply.code(result.kind === 'created' ? 201 : 200).send(represent(result.check, false, true));
+        }
+      },
+    },
+    { config, collection: true },
+  );
+
+  registerResource(
+    app,
+    `${prefix}/checks/:code`,
+    {
+      GET: async (req, reply) => {
+        const { code } = req.params as Params;
+        const byUuid = UUID_RE.test(code);
+        if (!byUuid && !UNIQUE_KEY_RE.test(code)) return reply.code(404).type('text/plain').send('');
+        const auth = authenticate(store, req, reply, 'read');
+        if (!auth) return reply;
+        if (byUuid) {
+          const check = ownCheck(code, auth, reply);
+          return check ? reply.send(represent(check, auth.readOnly, false)) : reply;
+        }
+        const check = store.checkByUniqueKey(auth.project.id, code);
+        if (!check) return reply.code(404).type('text/plain').send('');
+        return reply.send(represent(check, auth.readOnly, false));
+      },
+      POST: async (req, reply) => {
+        const { code } = req.params as Params;
+        if (!UUID_RE.test(code)) return notUuid(code, reply);
+        const body = jsonObjectBody(req, reply);
+        if (!body) return reply;
+        const auth = authenticate(store, req, reply, 'write', body);
+        if (!auth) return reply;
+        if (!ownCheck(code, auth, reply)) return reply;
+        const valid = validateCheckInput(body);
+        if (!valid.ok) return reply.code(400).send({ error: valid.error });
+        const result = await checks.update(code, valid.input, version);
+        if (result.kind === 'missing') return reply.code(404).type('text/plain').send('');
+        if (result.kind === 'invalid') return reply.code(400).send({ error: result.error });
+        written();
+        return reply.send(represent(result.check, false, true));
+      },
+      DELETE: async (req, reply) => {
+        const { code } = req.params as Params;
+        if (!UUID_RE.test(code)) return notUuid(code, reply);
+        const auth = authenticate(store, req, reply, 'write');
+        if (!auth) return reply;
+        if (!ownCheck(code, auth, reply)) return reply;
+        const deleted = await checks.delete(code);
+        if (!deleted) return reply.code(404).type('text/plain').send('');
+        written();
+        return reply.send(represent(deleted, false, true));
+      },
+    },
+    { config },
+  );
+
+  for (const action of ['pause', 'resume'] as const) {
+    registerResource(
+      app,
+      `${prefix}/checks/:code/${action}`,
+      {
+        POST: async (req, reply) => {
+          const { code } = req.params as Params;
+          if (!UUID_RE.test(code)) return reply.code(404).type('text/plain').send('');
+          const body = jsonObjectBody(req, reply);
+          if (!body) return reply;
+          const auth = authenticate(store, req, reply, 'write', body);
+          if (!auth) return reply;
+          if (!ownCheck(code, auth, reply)) return reply;
+          const result = action === 'pause' ? await checks.pause(code) : await checks.resume(code);
+          if (result.kind === 'missing') return reply.code(404).type('text/plain').send('');
+          if (result.kind === 'not-paused') return reply.code(409).type('text/plain').send('check is not paused');
+          written();
+          return reply.send(represent(result.check, false, true));
+        },
+      },
+      { config },
+    );
+  }
+}
+
+/** A unique_key only supports GET; anything else that is not a UUID matches no route. */
+function notUuid(code: string, reply: FastifyReply): FastifyReply {
+  if (UNIQUE_KEY_RE.test(code)) return reply.code(405).header('Allow', 'GET, OPTIONS').type('text/plain').send('');
+  return reply.code(404).type('text/plain').send('');
+}

@@ -1,0 +1,23 @@
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { CheckService } from '../service/checks.js';
+import type { Store } from '../store/store.js';
+import type { ApiVersion } from '../domain/types.js';
+
+/** What the HTTP plugins need from the daemon. */
+export interface HttpContext {
+  store: Store;
+  checks: CheckService;
+  clock: Clock;
+  baseUrl: string;
+  badgeSecret: string;
+  apiRateLimit: number;
+  pingBodyLimit: number;
+  logger: Logger;
+  /** Called after every committed write so the daemon's event consumers wake at once. */
+  onWrite?: () => void;
+}
+
+export interface VersionedContext extends HttpContext {
+  version: ApiVersion;
+}

@@ -1,0 +1,73 @@
+// Registers one API path with the reference's method handling (api-details
+// §1.3, §1.4, §16): CORS headers on every answer, OPTIONS → 204, other methods →
+// 405 before auth, and a 301 to the slash form for collection paths.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+
+type Method = 'GET' | 'POST' | 'DELETE';
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+export function corsHeaders(reply: FastifyReply, methods: string): void {
+  reply.header('Access-Control-Allow-Origin', '*');
+  reply.header('Access-Control-Allow-Headers', 'X-Api-Key');
+  reply.header('Access-Control-Allow-Methods', methods);
+  reply.header('Access-Control-Max-Age', '600');
+}
+
+export interface ResourceOptions {
+  /** Route-level config, e.g. for rate limiting. */
+  config?: Record<string, unknown>;
+  /** Collection paths end with "/" and redirect the slash-less form. */
+  collection?: boolean;
+}
+
+export function registerResource(
+  app: FastifyInstance,
+  path: string,
+  handlers: Partial<Record<Method, RouteHandlerMethod>>,
+  opts: ResourceOptions = {},
+): void {
+  const methods = Object.keys(handlers) as Method[];
+  const allow = [...methods, 'OPTIONS'].join(', ');
+  const onRequest = async (_req: FastifyRequest, reply: FastifyReply) => {
+    corsHeaders(reply, allow);
+  };
+  for (const method of methods) {
+    app.route({
+      method,
+      url: path,
+      onRequest,
+      config: opts.config ?? {},
+      handler: handlers[method]!,
+    });
+  }
+  app.route({
+    method: 'OPTIONS',
+    url: path,
+    onRequest,
+    handler: async (_req, reply) => reply.code(204).send(),
+  });
+  const others = ALL_METHODS.filter(
+    (m) => m !== 'OPTIONS' && !(methods as string[]).includes(m) && !(m === 'HEAD' && methods.includes('GET')),
+  );
+  if (others.length > 0) {
+    app.route({
+      method: others,
+      url: path,
+      onRequest,
+      handler: async (_req, reply) => reply.code(405).header('Allow', allow).type('text/plain').send(''),
+    });
+  }
+  if (opts.collection && path.endsWith('/')) {
+    const bare = path.slice(0, -1);
+    app.route({
+      method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
+      url: bare,
+      handler: async (req, reply) => {
+        const q = req.url.indexOf('?');
+        const target = req.url.slice(0, q === -1 ? undefined : q) + '/' + (q === -1 ? '' : req.url.slice(q));
+        // 308 keeps the method and body for writes; GET keeps the reference's 301.
+        return reply.redirect(target, req.method === 'GET' ? 301 : 308);
+      },
+    });
+  }
+}

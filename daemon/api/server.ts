@@ -1,0 +1,83 @@
+// Builds the Fastify app: the v1/v2/v3 API, plus whatever plugins the daemon
+// adds (ping and badge routes). Bodies are read raw: the API parses JSON itself
+// to give the reference's error messages, and pings log their bytes verbatim.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import { registerCheckRoutes } from './checks.js';
+import { registerReadRoutes } from './reads.js';
+import { apiKeyOf } from './auth.js';
+import { hashApiKey } from '../domain/ids.js';
+import type { HttpContext } from './context.js';
+import type { ApiVersion } from '../domain/types.js';
+
+export interface HttpServerOptions {
+  trustProxy: boolean;
+  /** Largest request body accepted at all (bytes); pings store only pingBodyLimit of it. */
+  bodyLimit?: number;
+}
+
+export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: ctx.logger.child({ component: "http" }) as unknown as FastifyBaseLogger,
+    // One line per request at debug level; never headers (API keys live there).
+    disableRequestLogging: true,
+    trustProxy: opts.trustProxy,
+    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.debug(
+      { method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.setNotFoundHandler((_req, reply) => reply.code(404).type('text/plain').send(''));
+  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) req.log.error({ err }, 'request failed');
+    if (status === 429) return reply.code(429).send({ error: 'rate limit exceeded, slow down' });
+    if (status === 413) return reply.code(413).send({ error: 'request body too large' });
+    return reply.code(status).send({ error: status === 500 ? 'internal error' : err.message });
+  });
+
+  if (ctx.apiRateLimit > 0) {
+    await app.register(rateLimit, {
+      global: false,
+      // After body parsing, so a key sent in the JSON body is counted as that key.
+      hook: 'preHandler',
+      keyGenerator: (req: FastifyRequest) => {
+        const key = apiKeyOf(req, bodyForKey(req));
+        return key === '' ? `ip:${req.ip}` : `key:${hashApiKey(key)}`;
+      },
+    });
+  }
+  const config: Record<string, unknown> =
+    ctx.apiRateLimit > 0 ? { rateLimit: { max: ctx.apiRateLimit, timeWindow: 60_000 } } : {};
+  for (const version of [1, 2, 3] as ApiVersion[]) {
+    const vctx = { ...ctx, version };
+    const prefix = `/api/v${version}`;
+    registerCheckRoutes(app, vctx, prefix, config);
+    registerReadRoutes(app, vctx, prefix, config);
+  }
+  return app;
+}
+
+/** The JSON body, if it is one, for finding a body api_key; never throws. */
+function bodyForKey(req: FastifyRequest): Record<string, unknown> | null {
+  if (req.method !== 'POST' || !Buffer.isBuffer(req.body) || req.body.length === 0) return null;
+  try {
+    const v = JSON.parse(req.body.toString('utf8'));
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Ping URLs carry no secrets but api_key may appear in a query by mistake. */
+function redactUrl(url: string): string {
+  return url.replace(/([?&]api_key=)[^&]*/gi, '$1[redacted]');
+}

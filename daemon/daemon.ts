@@ -1,0 +1,86 @@
+// Wires the daemon together: store, HTTP, gRPC, background loops; and takes it
+// apart again in reverse order on shutdown.
+import type { FastifyInstance } from 'fastify';
+import { buildHttpServer } from './api/server.js';
+import { startGrpcServer, type GrpcServerHandle } from './grpc/server.js';
+import { addCheckdService } from './grpc/service.js';
+import { WatchHub } from './grpc/watch.js';
+import { CheckService } from './service/checks.js';
+import { PingService } from './service/pings.js';
+import { registerPingRoutes } from './ping/routes.js';
+import { EventTail } from './event-tail.js';
+import { DeadlineMonitor } from './monitor/deadlines.js';
+import { Store } from './store/store.js';
+import { systemClock, type Clock } from './clock.js';
+import type { ServeConfig } from './config.js';
+import type { Logger } from './log.js';
+
+export interface RunningDaemon {
+  store: Store;
+  http: FastifyInstance;
+  grpc: GrpcServerHandle;
+  events: EventTail;
+  monitor: DeadlineMonitor;
+  httpAddress: string;
+  grpcAddress: string;
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(config: ServeConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningDaemon> {
+  const store = Store.open(config.dataDir);
+  const checks = new CheckService(store, clock);
+  const pings = new PingService(store, clock);
+  const badgeSecret = await store.badgeSecret();
+  const events = new EventTail(store, logger);
+  const onWrite = () => events.nudge();
+  const monitor = new DeadlineMonitor(store, clock, logger.child({ component: 'monitor' }), onWrite);
+  events.subscribe(monitor.onEvents);
+  const hub = new WatchHub(store, clock);
+  events.subscribe(hub.onEvents);
+  const http = await buildHttpServer(
+    {
+      store,
+      checks,
+      clock,
+      baseUrl: config.baseUrl,
+      badgeSecret,
+      apiRateLimit: config.apiRateLimit,
+      pingBodyLimit: config.pingBodyLimit,
+      logger,
+      onWrite,
+    },
+    { trustProxy: config.trustProxy },
+  );
+  registerPingRoutes(http, { pings, pingBodyLimit: config.pingBodyLimit, trustProxy: config.trustProxy, onWrite });
+  // Arm deadlines before accepting pings, so catch-up flips precede new pings.
+  monitor.start();
+  events.start();
+  await http.listen({ host: config.listen.host, port: config.listen.port });
+  const addr = http.server.address();
+  const httpAddress =
+    addr && typeof addr === 'object'
+      ? `${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`
+      : String(addr);
+  let grpc: GrpcServerHandle;
+  try {
+    grpc = await startGrpcServer(config.grpcListen, (server, health) =>
+      addCheckdService(server, health, { store, checks, clock, logger: logger.child({ component: 'grpc' }), hub, onWrite }),
+    );
+  } catch (err) {
+    events.stop();
+    await monitor.stop();
+    await http.close();
+    await store.close();
+    throw err;
+  }
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      hub.close();
+      await Promise.all([http.close(), grpc.shutdown()]);
+      events.stop();
+      await monitor.stop();
+      await store.close();
+    })());
+  return { store, http, grpc, events, monitor, httpAddress, grpcAddress: grpc.address, stop };
+}

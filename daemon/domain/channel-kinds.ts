@@ -1,0 +1,37 @@
+// Channel kinds checkd can deliver to, and validation of their values at
+// creation time, so that a bad value is refused before anything is stored.
+
+export const CHANNEL_KINDS = ['email', 'webhook', 'shell', 'slack', 'discord', 'ntfy'] as const;
+export type ChannelKind = (typeof CHANNEL_KINDS)[number];
+
+export type ChannelCheck = { ok: true; value: string } | { ok: false; error: string };
+
+const EMAIL_RE = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
+
+function httpUrl(value: string, kind: string): ChannelCheck {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return { ok: true, value };
+  } catch {
+    // fall through
+  }
+  return { ok: false, error: `--value for a ${kind} channel must be an http(s) URL, got "${value}"` };
+}
+
+export function validateChannel(kind: string, value: string): ChannelCheck {
+  if (!(CHANNEL_KINDS as readonly string[]).includes(kind)) {
+    return { ok: false, error: `unknown channel kind "${kind}"; one of: ${CHANNEL_KINDS.join(', ')}` };
+  }
+  switch (kind as ChannelKind) {
+    case 'email':
+      return EMAIL_RE.test(value)
+        ? { ok: true, value }
+        : { ok: false, error: `--value for an email channel must be an email address, got "${value}"` };
+    case 'shell':
+      return value.trim() !== ''
+        ? { ok: true, value }
+        : { ok: false, error: '--value for a shell channel must be the command to run' };
+    default:
+      return httpUrl(value, kind);
+  }
+}

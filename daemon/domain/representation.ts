@@ -1,0 +1,68 @@
+// The check's JSON representation (seed "Rules for the check representation",
+// api-details §5). Member order follows the reference; fields depend on the key
+// kind (read-write vs read-only) and the check kind (simple vs schedule).
+import { displayStatus, graceStart, isStarted } from './status.js';
+import { isoSeconds } from './format.js';
+import { uniqueKeyOf } from './ids.js';
+import type { ApiVersion, CheckRecord } from './types.js';
+
+export interface RepresentationOptions {
+  now: number;
+  version: ApiVersion;
+  readOnly: boolean;
+  baseUrl: string;
+  /** Only the write responses carry the deprecated subject fields (the seed document wins). */
+  withSubject: boolean;
+}
+
+export function checkToJson(check: CheckRecord, opts: RepresentationOptions): Record<string, unknown> {
+  const { baseUrl, version } = opts;
+  const next = graceStart(check);
+  const doc: Record<string, unknown> = {
+    name: check.name,
+    slug: check.slug,
+    tags: check.tags,
+    desc: check.desc,
+    grace: check.grace,
+    n_pings: check.nPings,
+    status: displayStatus(check, opts.now, version),
+    started: isStarted(check),
+    last_ping: check.lastPing === null ? null : isoSeconds(check.lastPing),
+    next_ping: next === null ? null : isoSeconds(next),
+    manual_resume: check.manualResume,
+    methods: check.methods,
+  };
+  if (opts.withSubject) {
+    doc.subject = check.filterSubject ? check.successKw : '';
+    doc.subject_fail = check.filterSubject ? check.failureKw : '';
+  }
+  doc.start_kw = check.startKw;
+  doc.success_kw = check.successKw;
+  doc.failure_kw = check.failureKw;
+  doc.filter_subject = check.filterSubject;
+  doc.filter_body = check.filterBody;
+  doc.filter_http_body = check.filterHttpBody;
+  doc.filter_default_fail = check.filterDefaultFail;
+  doc.badge_url = `${baseUrl}/b/2/${check.badgeKey}.svg`;
+  if (check.lastDuration !== null && Math.trunc(check.lastDuration / 1000) !== 0) {
+    doc.last_duration = Math.trunc(check.lastDuration / 1000);
+  }
+  if (opts.readOnly) {
+    doc.unique_key = uniqueKeyOf(check.uuid);
+  } else {
+    const updateUrl = `${baseUrl}/api/v${version}/checks/${check.uuid}`;
+    doc.uuid = check.uuid;
+    doc.ping_url = `${baseUrl}/ping/${check.uuid}`;
+    doc.update_url = updateUrl;
+    doc.pause_url = `${updateUrl}/pause`;
+    doc.resume_url = `${updateUrl}/resume`;
+    doc.channels = [...check.channels].sort().join(',');
+  }
+  if (check.kind === 'simple') {
+    doc.timeout = check.timeout;
+  } else {
+    doc.schedule = check.schedule;
+    doc.tz = check.tz;
+  }
+  return doc;
+}

@@ -1,0 +1,161 @@
+// Stored records → checkd.v1 messages. Plain objects shaped like the proto
+// (proto-loader options keepCase, longs as numbers, enums as strings).
+import { displayStatus, expectedNext, graceStart, isStarted } from '../domain/status.js';
+import { tagList, uniqueKeyOf } from '../domain/ids.js';
+import type { CheckRecord, FlipRecord, PingRecord } from '../domain/types.js';
+import type { PingSummary, StoredEvent } from '../store/events.js';
+
+export interface CheckMsg {
+  uuid: string;
+  unique_key: string;
+  name: string;
+  slug: string;
+  tags: string[];
+  desc: string;
+  status: string;
+  stored_status: string;
+  started: boolean;
+  last_ping_ms: number;
+  next_ping_ms: number;
+  expected_ms: number;
+  last_start_ms: number;
+  last_duration_ms: number;
+  n_pings: number;
+  kind: string;
+  timeout_s: number;
+  grace_s: number;
+  schedule: string;
+  tz: string;
+  manual_resume: boolean;
+  created_ms: number;
+}
+
+export interface PingMsg {
+  n: number;
+  type: string;
+  date_ms: number;
+  rid: string;
+  duration_s: number;
+  method: string;
+  remote_addr: string;
+  ua: string;
+  body_size: number;
+}
+
+export interface FlipMsg {
+  timestamp_ms: number;
+  old_status: string;
+  new_status: string;
+  reason: string;
+  revision: number;
+}
+
+export interface WatchEventMsg {
+  revision: number;
+  type: string;
+  at_ms: number;
+  checks: CheckMsg[];
+  check_id: string;
+  ping: PingMsg | null;
+  flip: FlipMsg | null;
+}
+
+const KIND = { simple: 'CHECK_KIND_SIMPLE', cron: 'CHECK_KIND_CRON', oncalendar: 'CHECK_KIND_ONCALENDAR' } as const;
+
+export function checkId(check: CheckRecord, readOnly: boolean): string {
+  return readOnly ? uniqueKeyOf(check.uuid) : check.uuid;
+}
+
+export function checkMsg(check: CheckRecord, now: number, readOnly: boolean): CheckMsg {
+  return {
+    uuid: readOnly ? '' : check.uuid,
+    unique_key: uniqueKeyOf(check.uuid),
+    name: check.name,
+    slug: check.slug,
+    tags: tagList(check.tags),
+    desc: check.desc,
+    status: displayStatus(check, now, 3),
+    stored_status: check.status,
+    started: isStarted(check),
+    last_ping_ms: check.lastPing ?? 0,
+    next_ping_ms: graceStart(check) ?? 0,
+    expected_ms: expectedNext(check) ?? 0,
+    last_start_ms: check.lastStart ?? 0,
+    last_duration_ms: check.lastDuration ?? 0,
+    n_pings: check.nPings,
+    kind: KIND[check.kind],
+    timeout_s: check.timeout,
+    grace_s: check.grace,
+    schedule: check.kind === 'simple' ? '' : check.schedule,
+    tz: check.tz,
+    manual_resume: check.manualResume,
+    created_ms: check.createdAt,
+  };
+}
+
+export function pingMsg(p: PingRecord | PingSummary): PingMsg {
+  const full = 'ua' in p ? p : null;
+  return {
+    n: p.n,
+    type: p.kind,
+    date_ms: p.date,
+    rid: p.rid ?? '',
+    duration_s: p.duration ?? -1,
+    method: p.method,
+    remote_addr: p.remoteAddr ?? '',
+    ua: full?.ua ?? '',
+    body_size: full?.body?.length ?? 0,
+  };
+}
+
+export function flipMsg(f: FlipRecord, revision: number): FlipMsg {
+  return {
+    timestamp_ms: f.created,
+    old_status: f.oldStatus,
+    new_status: f.newStatus,
+    reason: f.reason,
+    revision,
+  };
+}
+
+const EVENT_TYPE: Record<string, string> = {
+  'check.created': 'EVENT_TYPE_CHECK_CREATED',
+  'check.updated': 'EVENT_TYPE_CHECK_UPDATED',
+  'check.deleted': 'EVENT_TYPE_CHECK_DELETED',
+  'check.paused': 'EVENT_TYPE_CHECK_PAUSED',
+  'check.resumed': 'EVENT_TYPE_CHECK_RESUMED',
+  'status.changed': 'EVENT_TYPE_STATUS_CHANGED',
+  'ping.received': 'EVENT_TYPE_PING_RECEIVED',
+  flip: 'EVENT_TYPE_FLIP',
+};
+
+/** The wire form of a stored event, or null for events watchers do not see. */
+export function eventMsg(e: StoredEvent, now: number, readOnly: boolean): WatchEventMsg | null {
+  const type = EVENT_TYPE[e.type];
+  if (!type || !e.checkUuid) return null;
+  return {
+    revision: e.rev,
+    type,
+    at_ms: e.at,
+    checks: e.check ? [checkMsg(e.check, now, readOnly)] : [],
+    check_id: readOnly ? uniqueKeyOf(e.checkUuid) : e.checkUuid,
+    ping: e.ping ? pingMsg(e.ping) : null,
+    flip: e.flip ? flipMsg(e.flip, e.rev) : null,
+  };
+}
+
+export function heartbeatMsg(revision: number, now: number): WatchEventMsg {
+  return { revision, type: 'EVENT_TYPE_HEARTBEAT', at_ms: now, checks: [], check_id: '', ping: null, flip: null };
+}
+
+export function snapshotMsg(checks: CheckRecord[], revision: number, now: number, readOnly: boolean): WatchEventMsg {
+  return {
+    revision,
+    type: 'EVENT_TYPE_SNAPSHOT',
+    at_ms: now,
+    checks: checks.map((c) => checkMsg(c, now, readOnly)),
+    check_id: '',
+    ping: null,
+    flip: null,
+  };
+}

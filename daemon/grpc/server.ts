@@ -1,0 +1,50 @@
+// The gRPC server: standard health service now; the checkd.v1 service is added
+// by addServices. Keepalive settings let a Watch stream live for days through
+// NAT and SSH tunnels.
+import * as grpc from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+
+export interface GrpcServerHandle {
+  server: grpc.Server;
+  health: HealthImplementation;
+  /** The address actually bound (port 0 resolved). */
+  address: string;
+  shutdown(): Promise<void>;
+}
+
+export const KEEPALIVE_OPTIONS: grpc.ChannelOptions = {
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.http2.min_ping_interval_without_data_ms': 10_000,
+  'grpc.max_connection_idle_ms': 0,
+};
+
+export async function startGrpcServer(
+  address: string,
+  addServices: (server: grpc.Server, health: HealthImplementation) => void = () => {},
+): Promise<GrpcServerHandle> {
+  const server = new grpc.Server(KEEPALIVE_OPTIONS);
+  const health = new HealthImplementation({ '': 'NOT_SERVING' });
+  health.addToServer(server);
+  addServices(server, health);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  const bound = address.startsWith('unix:') ? address : address.replace(/:\d+$/, `:${port}`);
+  health.setStatus('', 'SERVING');
+  return {
+    server,
+    health,
+    address: bound,
+    shutdown: () =>
+      new Promise<void>((resolve) => {
+        health.setStatus('', 'NOT_SERVING');
+        const timer = setTimeout(() => server.forceShutdown(), 3000);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}

@@ -1,0 +1,147 @@
+// The checkd.v1.Checkd service: thin handlers over the store, the check
+// service and the watch hub. Status codes as gRPC intends them.
+import * as grpc from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
+import { loadCheckdProto, SERVICE_NAME } from './proto.js';
+import { checkMsg, flipMsg, pingMsg } from './messages.js';
+import { WatchHub } from './watch.js';
+import { API_KEY_LENGTH, UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
+import type { HealthImplementation } from 'grpc-health-check';
+import type { AuthResult, Store } from '../store/store.js';
+import type { CheckService } from '../service/checks.js';
+import type { CheckRecord } from '../domain/types.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+
+const DEFAULT_DETAIL_LIMIT = 50;
+const MAX_DETAIL_LIMIT = 1000;
+
+class RpcError extends Error {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface GrpcDeps {
+  store: Store;
+  checks: CheckService;
+  clock: Clock;
+  logger: Logger;
+  hub: WatchHub;
+  onWrite?: () => void;
+}
+
+function authenticate(store: Store, metadata: grpc.Metadata, access: 'read' | 'write'): AuthResult {
+  const value = metadata.get('x-api-key')[0];
+  const key = typeof value === 'string' ? value : (value?.toString('utf8') ?? '');
+  if (key.length !== API_KEY_LENGTH) throw new RpcError(grpc.status.UNAUTHENTICATED, 'missing api key (x-api-key metadata)');
+  const auth = store.authenticate(key);
+  if (!auth) throw new RpcError(grpc.status.UNAUTHENTICATED, 'wrong api key');
+  if (access === 'write' && auth.readOnly) {
+    throw new RpcError(grpc.status.PERMISSION_DENIED, 'read-only key: pause and resume need a read-write key');
+  }
+  return auth;
+}
+
+function findCheck(store: Store, auth: AuthResult, id: string): CheckRecord {
+  if (UUID_RE.test(id)) {
+    const check = store.getCheck(id);
+    // Another project's check is reported as missing: its existence is not the caller's business.
+    if (!check || check.projectId !== auth.project.id) throw new RpcError(grpc.status.NOT_FOUND, `no check ${id}`);
+    return check;
+  }
+  if (UNIQUE_KEY_RE.test(id)) {
+    const check = store.checkByUniqueKey(auth.project.id, id);
+    if (!check) throw new RpcError(grpc.status.NOT_FOUND, `no check ${id}`);
+    return check;
+  }
+  throw new RpcError(grpc.status.INVALID_ARGUMENT, 'id must be a check UUID or unique_key');
+}
+
+/** Wraps a unary handler: errors become statuses, never crashes. */
+function unary<Req, Res>(logger: Logger, fn: (req: Req, metadata: grpc.Metadata) => Promise<Res> | Res) {
+  return (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => {
+    Promise.resolve()
+      .then(() => fn(call.request, call.metadata))
+      .then(
+        (res) => callback(null, res),
+        (err: unknown) => {
+          if (err instanceof RpcError) return callback({ code: err.code, details: err.message });
+          logger.error({ err }, 'grpc call failed');
+          callback({ code: grpc.status.INTERNAL, details: 'internal error' });
+        },
+      );
+  };
+}
+
+export function addCheckdService(server: grpc.Server, health: HealthImplementation, deps: GrpcDeps): void {
+  const { store, checks, clock, logger, hub } = deps;
+  const proto = loadCheckdProto();
+
+  server.addService(proto.service, {
+    GetProject: unary(logger, (_req: object, md) => {
+      const auth = authenticate(store, md, 'read');
+      return {
+        id: auth.project.id,
+        name: auth.project.name,
+        read_only: auth.readOnly,
+        revision: store.revision(),
+        check_limit: auth.project.checkLimit,
+        n_checks: store.countChecks(auth.project.id),
+      };
+    }),
+    ListChecks: unary(logger, (_req: object, md) => {
+      const auth = authenticate(store, md, 'read');
+      const revision = store.revision();
+      const now = clock.now();
+      return { revision, checks: store.listChecks(auth.project.id).map((c) => checkMsg(c, now, auth.readOnly)) };
+    }),
+    GetCheck: unary(logger, (req: { id: string; limit: number }, md) => {
+      const auth = authenticate(store, md, 'read');
+      const check = findCheck(store, auth, req.id);
+      const limit = Math.min(req.limit > 0 ? req.limit : DEFAULT_DETAIL_LIMIT, MAX_DETAIL_LIMIT);
+      return {
+        check: checkMsg(check, clock.now(), auth.readOnly),
+        pings: store.listPings(check.uuid, Math.min(limit, auth.project.pingLogLimit)).map(pingMsg),
+        flips: store
+          .listFlips(check.uuid)
+          .slice(0, limit)
+          .map((f) => flipMsg(f, f.rev)),
+      };
+    }),
+    PauseCheck: unary(logger, async (req: { id: string }, md) => {
+      const auth = authenticate(store, md, 'write');
+      const check = findCheck(store, auth, req.id);
+      const result = await checks.pause(check.uuid);
+      if (result.kind === 'missing') throw new RpcError(grpc.status.NOT_FOUND, `no check ${req.id}`);
+      deps.onWrite?.();
+      return checkMsg(result.check, clock.now(), false);
+    }),
+    ResumeCheck: unary(logger, async (req: { id: string }, md) => {
+      const auth = authenticate(store, md, 'write');
+      const check = findCheck(store, auth, req.id);
+      const result = await checks.resume(check.uuid);
+      if (result.kind === 'missing') throw new RpcError(grpc.status.NOT_FOUND, `no check ${req.id}`);
+      if (result.kind === 'not-paused') throw new RpcError(grpc.status.FAILED_PRECONDITION, 'check is not paused');
+      deps.onWrite?.();
+      return checkMsg(result.check, clock.now(), false);
+    }),
+    Watch: (call: grpc.ServerWritableStream<{ since_revision: number }, never>) => {
+      let auth: AuthResult;
+      try {
+        auth = authenticate(store, call.metadata, 'read');
+      } catch (err) {
+        const e = err as RpcError;
+        call.emit('error', { code: e.code, details: e.message });
+        return;
+      }
+      hub.open(call as never, auth, Number(call.request.since_revision) || 0);
+    },
+  });
+
+  new ReflectionService(proto.definition).addToServer(server);
+  health.setStatus(SERVICE_NAME, 'SERVING');
+}

@@ -1,0 +1,114 @@
+// The deadline monitor: a timer armed for the earliest instant at which any
+// check's status can change by itself (grace → down). It flips a check within
+// milliseconds of its deadline while running, and on start-up catches up with
+// every check that went overdue while the daemon was stopped, timestamping the
+// flip with the deadline itself (status-machine §4).
+import { DeadlineHeap } from './min-heap.js';
+import { evaluateDeadline } from '../domain/status.js';
+import type { StoredEvent } from '../store/events.js';
+import type { Store } from '../store/store.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+
+/** Re-check at least this often, so a wall-clock jump cannot strand a deadline. */
+const MAX_SLEEP_MS = 30_000;
+/** Checks evaluated per transaction during a catch-up. */
+const BATCH = 500;
+
+export class DeadlineMonitor {
+  private readonly heap = new DeadlineHeap();
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private stopped = false;
+  private idle: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly onWrite: () => void = () => {},
+  ) {}
+
+  /** Load every armed deadline from the store and process what is already due. */
+  start(): void {
+    for (const check of this.store.allChecks()) this.heap.set(check.uuid, check.alertAfter);
+    this.logger.info({ armed: this.heap.size }, 'deadline monitor started');
+    this.arm();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.idle;
+  }
+
+  get armedCount(): number {
+    return this.heap.size;
+  }
+
+  /** Event-log subscriber: re-arm the checks that changed. */
+  readonly onEvents = (events: StoredEvent[]): void => {
+    for (const e of events) {
+      if (!e.checkUuid) continue;
+      if (e.type === 'check.deleted') this.heap.set(e.checkUuid, null);
+      else if (e.check) this.heap.set(e.checkUuid, e.check.alertAfter);
+    }
+    this.arm();
+  };
+
+  private arm(): void {
+    if (this.stopped || this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    const next = this.heap.peek();
+    if (next === null) return;
+    const delay = Math.min(Math.max(next - this.clock.now(), 0), MAX_SLEEP_MS);
+    this.timer = setTimeout(() => this.tick(), delay);
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    if (this.stopped || this.running) return;
+    this.running = true;
+    this.idle = this.processDue()
+      .catch((err: unknown) => this.logger.error({ err }, 'deadline evaluation failed'))
+      .finally(() => {
+        this.running = false;
+        this.arm();
+      });
+  }
+
+  private async processDue(): Promise<void> {
+    for (;;) {
+      const now = this.clock.now();
+      const due = this.heap.popDue(now, BATCH);
+      if (due.length === 0) return;
+      const rearm = await this.store.transact(() => {
+        const out: Array<[string, number | null]> = [];
+        for (const uuid of due) {
+          const check = this.store.getCheck(uuid);
+          if (!check) continue;
+          const result = evaluateDeadline(check, now);
+          if (!result) {
+            out.push([uuid, check.alertAfter !== null && check.alertAfter > now ? check.alertAfter : null]);
+            continue;
+          }
+          if (result.flip) {
+            this.store.saveCheckInTxn(result.check, now, 'status.changed', result.flip);
+            this.logger.info(
+              { check: uuid, from: result.flip.oldStatus, to: result.flip.newStatus, at: result.flip.created },
+              'check went down',
+            );
+          } else {
+            // Not down yet (in grace): only the internal deadline moves; no event needed.
+            this.store.db.checks.put(uuid, result.check);
+          }
+          out.push([uuid, result.check.alertAfter]);
+        }
+        return out;
+      });
+      for (const [uuid, at] of rearm) this.heap.set(uuid, at);
+      this.onWrite();
+      if (this.stopped) return;
+    }
+  }
+}

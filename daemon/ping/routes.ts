@@ -1,0 +1,132 @@
+// The ping endpoints (ping-protocol §1–§4): /ping/<uuid>[/start|/fail|/log|/<exit>]
+// and /ping/<ping-key>/<slug>[/...] with ?create=1. Every method is a ping.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clientAddress } from './remote-addr.js';
+import { UUID_RE } from '../domain/ids.js';
+import type { PingService, PingFacts, PingSuffix } from '../service/pings.js';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+const SEGMENT_RE = /^[-a-zA-Z0-9_]+$/;
+const EXIT_RE = /^[0-9]+$/;
+const RID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const UA_MAX = 200;
+/** Largest ping request accepted at all; only pingBodyLimit bytes of it are stored. */
+export const PING_REQUEST_CAP = 2_621_440;
+
+export interface PingRoutesOptions {
+  pings: PingService;
+  pingBodyLimit: number;
+  trustProxy: boolean;
+  onWrite?: () => void;
+}
+
+type Suffix = { kind: PingSuffix; exitStatus: number | null } | 'bad-exit' | null;
+
+function parseSuffix(s: string | undefined): Suffix {
+  if (s === undefined) return { kind: 'success', exitStatus: null };
+  if (s === 'start' || s === 'fail' || s === 'log') return { kind: s, exitStatus: null };
+  if (EXIT_RE.test(s)) {
+    const code = Number(s);
+    return code > 255 ? 'bad-exit' : { kind: 'success', exitStatus: code };
+  }
+  return null;
+}
+
+function neverCache(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('Cache-Control', 'max-age=0, no-cache, no-store, must-revalidate, private')
+    .header('Expires', new Date().toUTCString())
+    .header('Access-Control-Allow-Origin', '*')
+    .type('text/plain; charset=utf-8');
+}
+
+export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions): void {
+  const facts = (req: FastifyRequest, rid: string | null): PingFacts => {
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const proto = req.headers['x-forwarded-proto'];
+    const xff = req.headers['x-forwarded-for'];
+    return {
+      method: req.method,
+      scheme: typeof proto === 'string' && proto !== '' ? proto : 'http',
+      remoteAddr: clientAddress(Array.isArray(xff) ? xff[0] : xff, req.socket.remoteAddress, opts.trustProxy),
+      ua: (req.headers['user-agent'] ?? '').slice(0, UA_MAX),
+      body: raw.subarray(0, opts.pingBodyLimit),
+      rid,
+    };
+  };
+
+  /** Validates rid; answers 400 itself when present and malformed. */
+  const ridOf = (req: FastifyRequest, reply: FastifyReply): string | null | false => {
+    const q = req.query as Record<string, string | string[] | undefined>;
+    if (q.rid === undefined) return null;
+    const rid = Array.isArray(q.rid) ? q.rid.at(-1)! : q.rid;
+    if (!RID_RE.test(rid)) {
+      void neverCache(reply).code(400).send('invalid uuid format');
+      return false;
+    }
+    return rid.toLowerCase();
+  };
+
+  const accepted = (reply: FastifyReply, created = false) => {
+    neverCache(reply).header('Ping-Body-Limit', String(opts.pingBodyLimit));
+    return created ? reply.code(201).send('Created') : reply.code(200).send('OK');
+  };
+
+  const byUuid = async (req: FastifyRequest, reply: FastifyReply, uuid: string, suffix: Suffix) => {
+    if (suffix === null) return reply.code(404).type('text/plain').send('');
+    if (!opts.pings.exists(uuid)) return neverCache(reply).code(404).send('not found');
+    if (suffix === 'bad-exit') return neverCache(reply).code(400).send('invalid url format');
+    const rid = ridOf(req, reply);
+    if (rid === false) return reply;
+    const result = await opts.pings.record(uuid, suffix.kind, suffix.exitStatus, facts(req, rid));
+    if (result === 'missing') return neverCache(reply).code(404).send('not found');
+    opts.onWrite?.();
+    return accepted(reply);
+  };
+
+  const bySlug = async (req: FastifyRequest, reply: FastifyReply, pingKey: string, slug: string, suffix: Suffix) => {
+    if (suffix === null || !SEGMENT_RE.test(pingKey) || !SEGMENT_RE.test(slug)) {
+      return reply.code(404).type('text/plain').send('');
+    }
+    if (slug !== slug.toLowerCase()) return neverCache(reply).code(400).send('invalid url format');
+    const q = req.query as Record<string, string | string[] | undefined>;
+    const create = (Array.isArray(q.create) ? q.create.at(-1) : q.create) === '1';
+    const found = await opts.pings.resolveSlug(pingKey, slug, create);
+    if (found.kind === 'missing') return neverCache(reply).code(404).send('not found');
+    if (found.kind === 'ambiguous') return neverCache(reply).code(409).send('ambiguous slug');
+    if (found.kind === 'created') opts.onWrite?.();
+    // The reference keeps an auto-provisioned check even when the ping itself is refused.
+    if (suffix === 'bad-exit') return neverCache(reply).code(400).send('invalid url format');
+    const rid = ridOf(req, reply);
+    if (rid === false) return reply;
+    const result = await opts.pings.record(found.uuid, suffix.kind, suffix.exitStatus, facts(req, rid));
+    if (result === 'missing') return neverCache(reply).code(404).send('not found');
+    opts.onWrite?.();
+    return accepted(reply, found.kind === 'created');
+  };
+
+  const route = (url: string, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
+    app.route({ method: [...METHODS], url, exposeHeadRoute: false, bodyLimit: PING_REQUEST_CAP, handler });
+
+  route('/ping/:a', async (req, reply) => {
+    const { a } = req.params as { a: string };
+    if (!UUID_RE.test(a)) return reply.code(404).type('text/plain').send('');
+    return byUuid(req, reply, a, parseSuffix(undefined));
+  });
+  route('/ping/:a/', async (req, reply) => {
+    const { a } = req.params as { a: string };
+    if (!UUID_RE.test(a)) return reply.code(404).type('text/plain').send('');
+    return byUuid(req, reply, a, parseSuffix(undefined));
+  });
+  route('/ping/:a/:b', async (req, reply) => {
+    const { a, b } = req.params as { a: string; b: string };
+    const suffix = parseSuffix(b);
+    // The UUID family wins for its suffixes; anything else is a slug ping.
+    if (UUID_RE.test(a) && suffix !== null) return byUuid(req, reply, a, suffix);
+    return bySlug(req, reply, a, b, parseSuffix(undefined));
+  });
+  route('/ping/:a/:b/:c', async (req, reply) => {
+    const { a, b, c } = req.params as { a: string; b: string; c: string };
+    return bySlug(req, reply, a, b, parseSuffix(c));
+  });
+}

@@ -1,0 +1,118 @@
+// Check lifecycle operations shared by the HTTP API and gRPC: each is one
+// durable LMDB transaction that re-reads what it changes, so concurrent
+// requests (or a concurrent delete) cannot interleave half-way.
+import {
+  applyCheckInput,
+  matchesUnique,
+  newCheck,
+  type CheckInput,
+} from '../domain/check-input.js';
+import { resolveChannels } from '../domain/channels-input.js';
+import { applyPause, applyResume, recomputeAfterUpdate } from '../domain/status.js';
+import { newUuid } from '../domain/ids.js';
+import type { Clock } from '../clock.js';
+import type { ApiVersion, CheckRecord, ProjectRecord } from '../domain/types.js';
+import type { Store } from '../store/store.js';
+
+export type CreateResult =
+  | { kind: 'created'; check: CheckRecord }
+  | { kind: 'updated'; check: CheckRecord }
+  | { kind: 'limit' }
+  | { kind: 'invalid'; error: string };
+
+export type UpdateResult =
+  | { kind: 'ok'; check: CheckRecord }
+  | { kind: 'missing' }
+  | { kind: 'invalid'; error: string };
+
+export type PauseResult = { kind: 'ok'; check: CheckRecord } | { kind: 'missing' };
+export type ResumeResult = { kind: 'ok'; check: CheckRecord } | { kind: 'missing' } | { kind: 'not-paused' };
+
+export class CheckService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(project: ProjectRecord, input: CheckInput, version: ApiVersion): Promise<CreateResult> {
+    const now = this.clock.now();
+    return this.store.transact((): CreateResult => {
+      const unique = input.unique ?? [];
+      const lookup = unique.length > 0 && unique.every((f) => input[f] !== undefined);
+      const existing = lookup
+        ? this.store.listChecks(project.id).find((c) => matchesUnique(c, input, unique))
+        : undefined;
+      if (!existing && this.store.countChecks(project.id) >= project.checkLimit) return { kind: 'limit' };
+      let channels: string[] | undefined;
+      if (input.channels !== undefined) {
+        const resolved = resolveChannels(input.channels, this.store.listChannels(project.id));
+        if (!resolved.ok) return { kind: 'invalid', error: resolved.error };
+        channels = resolved.ids;
+      }
+      const base =
+        existing ?? newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: project.id, createdAt: now });
+      let check = applyCheckInput(base, input, version);
+      if (channels) check.channels = channels;
+      check = recomputeAfterUpdate(check);
+      if (existing) {
+        this.store.saveCheckInTxn(check, now, 'check.updated');
+        return { kind: 'updated', check };
+      }
+      this.store.insertCheckInTxn(check, now);
+      return { kind: 'created', check };
+    });
+  }
+
+  async update(uuid: string, input: CheckInput, version: ApiVersion): Promise<UpdateResult> {
+    const now = this.clock.now();
+    return this.store.transact((): UpdateResult => {
+      const current = this.store.getCheck(uuid);
+      if (!current) return { kind: 'missing' };
+      let channels: string[] | undefined;
+      if (input.channels !== undefined) {
+        const resolved = resolveChannels(input.channels, this.store.listChannels(current.projectId));
+        if (!resolved.ok) return { kind: 'invalid', error: resolved.error };
+        channels = resolved.ids;
+      }
+      let check = applyCheckInput(current, input, version);
+      if (channels) check.channels = channels;
+      check = recomputeAfterUpdate(check);
+      this.store.saveCheckInTxn(check, now, 'check.updated');
+      return { kind: 'ok', check };
+    });
+  }
+
+  async pause(uuid: string): Promise<PauseResult> {
+    const now = this.clock.now();
+    return this.store.transact((): PauseResult => {
+      const current = this.store.getCheck(uuid);
+      if (!current) return { kind: 'missing' };
+      const result = applyPause(current, now);
+      if (!result.changed) return { kind: 'ok', check: current };
+      this.store.saveCheckInTxn(result.check, now, 'check.paused', result.flip);
+      return { kind: 'ok', check: result.check };
+    });
+  }
+
+  async resume(uuid: string): Promise<ResumeResult> {
+    const now = this.clock.now();
+    return this.store.transact((): ResumeResult => {
+      const current = this.store.getCheck(uuid);
+      if (!current) return { kind: 'missing' };
+      const result = applyResume(current, now);
+      if (result.conflict) return { kind: 'not-paused' };
+      this.store.saveCheckInTxn(result.check, now, 'check.resumed', result.flip);
+      return { kind: 'ok', check: result.check };
+    });
+  }
+
+  async delete(uuid: string): Promise<CheckRecord | null> {
+    const now = this.clock.now();
+    return this.store.transact(() => {
+      const current = this.store.getCheck(uuid);
+      if (!current) return null;
+      this.store.deleteCheckInTxn(current, now);
+      return current;
+    });
+  }
+}

@@ -1,0 +1,118 @@
+// Recording a ping: classify it, apply it to the check, store the ping (and a
+// flip if the status changed) in one durable transaction. Answering 200 only
+// after `transact` resolves is what makes an acknowledged ping durable.
+import { classifyPing, pingDuration } from '../domain/classify.js';
+import { applySignal } from '../domain/status.js';
+import { newCheck } from '../domain/check-input.js';
+import { newUuid } from '../domain/ids.js';
+import type { Clock } from '../clock.js';
+import type { CheckRecord, PingRecord } from '../domain/types.js';
+import type { Store } from '../store/store.js';
+
+export type PingSuffix = 'success' | 'start' | 'fail' | 'log';
+
+/** What the HTTP layer learned from the request. */
+export interface PingFacts {
+  method: string;
+  scheme: string;
+  remoteAddr: string | null;
+  ua: string;
+  /** Already cut to the configured body limit. */
+  body: Uint8Array;
+  rid: string | null;
+}
+
+export type SlugResolution =
+  | { kind: 'found' | 'created'; uuid: string }
+  | { kind: 'missing' }
+  | { kind: 'ambiguous' };
+
+/** How far back the ping-list duration looks for the matching start. */
+const DURATION_LOOKBACK = 1000;
+
+export class PingService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  exists(uuid: string): boolean {
+    return this.store.getCheck(uuid) !== undefined;
+  }
+
+  async record(uuid: string, suffix: PingSuffix, exitStatus: number | null, facts: PingFacts): Promise<'ok' | 'missing'> {
+    const now = this.clock.now();
+    return this.store.transact(() => {
+      const check = this.store.getCheck(uuid);
+      if (!check) return 'missing';
+      const project = this.store.getProject(check.projectId);
+      const classified = classifyPing({ action: suffix, exitStatus, method: facts.method, body: facts.body, check });
+      // The HTTP layer refuses exit statuses above 255 before getting here.
+      if (!classified.ok) return 'missing';
+      const kind = classified.kind;
+      const n = check.nPings + 1;
+      const earlier = kind === 'success' || kind === 'fail' ? this.store.listPings(uuid, DURATION_LOOKBACK) : [];
+      const ping: PingRecord = {
+        n,
+        date: now,
+        kind,
+        scheme: facts.scheme,
+        remoteAddr: facts.remoteAddr,
+        method: facts.method,
+        ua: facts.ua,
+        rid: facts.rid,
+        exitStatus,
+        duration: pingDuration({ kind, rid: facts.rid, date: now }, earlier),
+        body: facts.body.length > 0 ? facts.body : null,
+      };
+      const applied = applySignal(check, { kind, rid: facts.rid, now });
+      this.store.insertPingInTxn(applied.check, ping, project?.pingLogLimit ?? 100);
+      this.store.appendEventInTxn({
+        at: now,
+        type: 'ping.received',
+        projectId: check.projectId,
+        checkUuid: uuid,
+        check: applied.check,
+        ping: {
+          n,
+          kind,
+          date: now,
+          rid: facts.rid,
+          duration: ping.duration,
+          method: facts.method,
+          remoteAddr: facts.remoteAddr,
+        },
+      });
+      this.store.db.checks.put(uuid, applied.check);
+      if (applied.flip) this.store.insertFlipInTxn(applied.check, applied.flip, now);
+      return 'ok';
+    });
+  }
+
+  /**
+   * Find the check a slug ping addresses; with create, provision it (ping-protocol
+   * §9: name = slug, all channels of the project, refused at twice the check limit).
+   */
+  async resolveSlug(pingKey: string, slug: string, create: boolean): Promise<SlugResolution> {
+    const project = this.store.projectByPingKey(pingKey);
+    if (!project) return { kind: 'missing' };
+    const matching = (): CheckRecord[] => this.store.listChecks(project.id).filter((c) => c.slug === slug);
+    const found = matching();
+    if (found.length > 1) return { kind: 'ambiguous' };
+    if (found.length === 1) return { kind: 'found', uuid: found[0]!.uuid };
+    if (!create) return { kind: 'missing' };
+    const now = this.clock.now();
+    return this.store.transact((): SlugResolution => {
+      const again = matching();
+      if (again.length > 1) return { kind: 'ambiguous' };
+      if (again.length === 1) return { kind: 'found', uuid: again[0]!.uuid };
+      if (this.store.countChecks(project.id) >= 2 * project.checkLimit) return { kind: 'missing' };
+      const check = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: project.id, createdAt: now });
+      check.name = slug;
+      check.slug = slug;
+      check.channels = this.store.listChannels(project.id).map((c) => c.id).sort();
+      this.store.insertCheckInTxn(check, now);
+      return { kind: 'created', uuid: check.uuid };
+    });
+  }
+}

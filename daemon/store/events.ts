@@ -1,0 +1,82 @@
+// The revisioned event log. Every write transaction appends here; the monitor,
+// the gRPC Watch streams and the notifier read it with a cursor (a revision).
+import type { Db } from './db.js';
+import type { CheckRecord, FlipRecord, PingKind } from '../domain/types.js';
+
+export type EventType =
+  | 'check.created'
+  | 'check.updated'
+  | 'check.paused'
+  | 'check.resumed'
+  | 'check.deleted'
+  | 'ping.received'
+  | 'status.changed'
+  | 'flip'
+  | 'project.changed'
+  | 'channel.changed';
+
+export interface PingSummary {
+  n: number;
+  kind: PingKind;
+  date: number;
+  rid: string | null;
+  duration: number | null;
+  method: string;
+  remoteAddr: string | null;
+}
+
+export interface StoredEvent {
+  rev: number;
+  at: number;
+  type: EventType;
+  projectId: string;
+  checkUuid: string | null;
+  /** The check as it is after this event (absent for deletions and non-check events). */
+  check?: CheckRecord;
+  ping?: PingSummary;
+  flip?: FlipRecord;
+}
+
+/** Events kept in the log: enough for a TUI that reconnects after a long SSH drop. */
+export const EVENT_RETENTION = { maxEvents: 200_000, maxAgeMs: 7 * 24 * 3600 * 1000 };
+
+/**
+ * Append an event. Must be called inside a write transaction: the revision
+ * counter is read and bumped in the same transaction, so revisions are gap-free
+ * and ordered even when several processes write.
+ */
+export function appendEvent(db: Db, event: Omit<StoredEvent, 'rev'>): number {
+  const rev = ((db.meta.get('rev') as number | undefined) ?? 0) + 1;
+  db.meta.put('rev', rev);
+  db.events.put(rev, { ...event, rev });
+  return rev;
+}
+
+/** Events with revision > `after`, oldest first, at most `limit`. */
+export function readEventsAfter(db: Db, after: number, limit = 1000): StoredEvent[] {
+  const out: StoredEvent[] = [];
+  for (const { value } of db.events.getRange({ start: after + 1, limit })) out.push(value);
+  return out;
+}
+
+/** Oldest revision still in the log, or null when the log is empty. */
+export function oldestRetainedRevision(db: Db): number | null {
+  for (const { key } of db.events.getRange({ limit: 1 })) return key;
+  return null;
+}
+
+/** Drop events beyond the retention bounds. Returns how many were removed. */
+export async function pruneEvents(db: Db, now: number): Promise<number> {
+  const latest = (db.meta.get('rev') as number | undefined) ?? 0;
+  const minRevByCount = latest - EVENT_RETENTION.maxEvents;
+  const doomed: number[] = [];
+  for (const { key, value } of db.events.getRange({ limit: 10_000 })) {
+    if (key <= minRevByCount || value.at < now - EVENT_RETENTION.maxAgeMs) doomed.push(key);
+    else break;
+  }
+  if (doomed.length === 0) return 0;
+  await db.root.transaction(() => {
+    for (const rev of doomed) db.events.remove(rev);
+  });
+  return doomed.length;
+}

@@ -1,0 +1,314 @@
+// The persistence facade: typed reads and the write transactions of checkd.
+// Every write goes through `transact`, which appends to the event log in the
+// same LMDB transaction and resolves only once the commit is flushed to disk.
+import { timingSafeEqual } from 'node:crypto';
+import { closeDb, currentRevision, openDb, type ApiKeyRecord, type Db } from './db.js';
+import { appendEvent, type StoredEvent } from './events.js';
+import { hashApiKey, newApiKey, newPingKey, newSecret, newUuid, uniqueKeyOf } from '../domain/ids.js';
+import type {
+  ChannelRecord,
+  CheckRecord,
+  FlipRecord,
+  PingRecord,
+  ProjectRecord,
+} from '../domain/types.js';
+
+export interface AuthResult {
+  project: ProjectRecord;
+  readOnly: boolean;
+}
+
+export class Store {
+  private constructor(readonly db: Db) {}
+
+  static open(dir: string, opts: { readOnly?: boolean } = {}): Store {
+    return new Store(openDb(dir, opts));
+  }
+
+  async close(): Promise<void> {
+    await closeDb(this.db);
+  }
+
+  /**
+   * Run `fn` inside one write transaction and wait until it is durable.
+   * `fn` must do all its validation before its first write: an exception after
+   * a write would leave a half-applied batch.
+   */
+  async transact<T>(fn: () => T): Promise<T> {
+    const result = await this.db.root.transaction(fn);
+    await this.db.root.flushed;
+    return result;
+  }
+
+  revision(): number {
+    return currentRevision(this.db);
+  }
+
+  /** A trivial read that proves the environment answers (status endpoint). */
+  probe(): boolean {
+    this.db.meta.get('schemaVersion');
+    return true;
+  }
+
+  /** The secret for badge signatures: made once, kept with the data. */
+  async badgeSecret(): Promise<string> {
+    const existing = this.db.meta.get('badgeSecret') as string | undefined;
+    if (existing) return existing;
+    return this.transact(() => {
+      const raced = this.db.meta.get('badgeSecret') as string | undefined;
+      if (raced) return raced;
+      const secret = newSecret();
+      this.db.meta.put('badgeSecret', secret);
+      return secret;
+    });
+  }
+
+  // ---- projects and keys -------------------------------------------------
+
+  async createProject(
+    input: { name: string; checkLimit: number; pingLogLimit: number },
+    now: number,
+  ): Promise<{ project: ProjectRecord; apiKey: string; apiKeyReadonly: string }> {
+    const project: ProjectRecord = {
+      id: newUuid(),
+      name: input.name,
+      checkLimit: input.checkLimit,
+      pingLogLimit: input.pingLogLimit,
+      pingKey: newPingKey(),
+      badgeKey: newUuid(),
+      createdAt: now,
+    };
+    const apiKey = newApiKey(false);
+    const apiKeyReadonly = newApiKey(true);
+    await this.transact(() => {
+      this.db.projects.put(project.id, project);
+      this.db.pingKeys.put(project.pingKey, project.id);
+      this.db.projectBadgeKeys.put(project.badgeKey, project.id);
+      this.putKey(apiKey, { projectId: project.id, readOnly: false, createdAt: now });
+      this.putKey(apiKeyReadonly, { projectId: project.id, readOnly: true, createdAt: now });
+      appendEvent(this.db, { at: now, type: 'project.changed', projectId: project.id, checkUuid: null });
+    });
+    return { project, apiKey, apiKeyReadonly };
+  }
+
+  getProject(id: string): ProjectRecord | undefined {
+    return this.db.projects.get(id);
+  }
+
+  listProjects(): ProjectRecord[] {
+    return [...this.db.projects.getRange()].map((e) => e.value).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  projectByPingKey(pingKey: string): ProjectRecord | undefined {
+    const id = this.db.pingKeys.get(pingKey);
+    return id === undefined ? undefined : this.db.projects.get(id);
+  }
+
+  projectByBadgeKey(badgeKey: string): ProjectRecord | undefined {
+    const id = this.db.projectBadgeKeys.get(badgeKey);
+    return id === undefined ? undefined : this.db.projects.get(id);
+  }
+
+  async createKey(projectId: string, readOnly: boolean, now: number): Promise<string> {
+    const key = newApiKey(readOnly);
+    await this.transact(() => this.putKey(key, { projectId, readOnly, createdAt: now }));
+    return key;
+  }
+
+  /** Returns false when the key is not a key of that project. */
+  async revokeKey(projectId: string, key: string): Promise<boolean> {
+    const digest = hashApiKey(key);
+    return this.transact(() => {
+      const rec = this.db.apiKeys.get(digest);
+      if (!rec || rec.projectId !== projectId) return false;
+      this.db.apiKeys.remove(digest);
+      return true;
+    });
+  }
+
+  /** Store a key given in clear (for imports of legacy keys). */
+  private putKey(key: string, rec: ApiKeyRecord): void {
+    this.db.apiKeys.put(hashApiKey(key), rec);
+  }
+
+  /**
+   * Look a key up by its SHA-256 digest. The lookup reveals nothing about how
+   * many leading characters matched; the digest is compared in constant time.
+   */
+  authenticate(key: string): AuthResult | null {
+    const digest = hashApiKey(key);
+    const rec = this.db.apiKeys.get(digest);
+    if (!rec) return null;
+    if (!timingSafeEqual(Buffer.from(hashApiKey(key), 'hex'), Buffer.from(digest, 'hex'))) return null;
+    const project = this.db.projects.get(rec.projectId);
+    if (!project) return null;
+    return { project, readOnly: rec.readOnly };
+  }
+
+  // ---- channels -----------------------------------------------------------
+
+  async createChannel(
+    input: { projectId: string; kind: string; name: string; value: string },
+    now: number,
+  ): Promise<ChannelRecord> {
+    const channel: ChannelRecord = { id: newUuid(), createdAt: now, ...input };
+    await this.transact(() => {
+      this.db.channels.put(channel.id, channel);
+      appendEvent(this.db, { at: now, type: 'channel.changed', projectId: input.projectId, checkUuid: null });
+    });
+    return channel;
+  }
+
+  listChannels(projectId: string): ChannelRecord[] {
+    const out: ChannelRecord[] = [];
+    for (const { value } of this.db.channels.getRange()) if (value.projectId === projectId) out.push(value);
+    return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  }
+
+  getChannel(id: string): ChannelRecord | undefined {
+    return this.db.channels.get(id);
+  }
+
+  // ---- checks -------------------------------------------------------------
+
+  getCheck(uuid: string): CheckRecord | undefined {
+    return this.db.checks.get(uuid);
+  }
+
+  checkByUniqueKey(projectId: string, uniqueKey: string): CheckRecord | undefined {
+    const uuid = this.db.uniqueKeys.get(uniqueKey);
+    const check = uuid === undefined ? undefined : this.db.checks.get(uuid);
+    return check && check.projectId === projectId ? check : undefined;
+  }
+
+  checkByBadgeKey(badgeKey: string): CheckRecord | undefined {
+    const uuid = this.db.checkBadgeKeys.get(badgeKey);
+    return uuid === undefined ? undefined : this.db.checks.get(uuid);
+  }
+
+  /** Checks of a project in creation order. */
+  listChecks(projectId: string): CheckRecord[] {
+    const out: CheckRecord[] = [];
+    for (const { value: uuid } of this.db.checksByProject.getRange({
+      start: [projectId],
+      end: [projectId, Infinity],
+    })) {
+      const check = this.db.checks.get(uuid);
+      if (check) out.push(check);
+    }
+    return out;
+  }
+
+  countChecks(projectId: string): number {
+    return this.db.checksByProject.getKeysCount({ start: [projectId], end: [projectId, Infinity] });
+  }
+
+  /** Every check of every project (monitor start-up). */
+  *allChecks(): Iterable<CheckRecord> {
+    for (const { value } of this.db.checks.getRange()) yield value;
+  }
+
+  // The *InTxn writers below must run inside `transact`.
+
+  insertCheckInTxn(check: CheckRecord, now: number): number {
+    this.db.checks.put(check.uuid, check);
+    this.db.checksByProject.put([check.projectId, check.createdAt, check.uuid], check.uuid);
+    this.db.uniqueKeys.put(uniqueKeyOf(check.uuid), check.uuid);
+    this.db.checkBadgeKeys.put(check.badgeKey, check.uuid);
+    return appendEvent(this.db, {
+      at: now,
+      type: 'check.created',
+      projectId: check.projectId,
+      checkUuid: check.uuid,
+      check,
+    });
+  }
+
+  /** Save a changed check with its flip (if any) and the matching events. */
+  saveCheckInTxn(
+    check: CheckRecord,
+    now: number,
+    type: 'check.updated' | 'check.paused' | 'check.resumed' | 'status.changed',
+    flip: FlipRecord | null = null,
+  ): number {
+    this.db.checks.put(check.uuid, check);
+    let rev = appendEvent(this.db, { at: now, type, projectId: check.projectId, checkUuid: check.uuid, check });
+    if (flip) rev = this.insertFlipInTxn(check, flip, now);
+    return rev;
+  }
+
+  insertFlipInTxn(check: CheckRecord, flip: FlipRecord, now: number): number {
+    const rev = appendEvent(this.db, {
+      at: now,
+      type: 'flip',
+      projectId: check.projectId,
+      checkUuid: check.uuid,
+      check,
+      flip,
+    });
+    this.db.flips.put([check.uuid, rev], flip);
+    return rev;
+  }
+
+  deleteCheckInTxn(check: CheckRecord, now: number): number {
+    this.db.checks.remove(check.uuid);
+    this.db.checksByProject.remove([check.projectId, check.createdAt, check.uuid]);
+    this.db.uniqueKeys.remove(uniqueKeyOf(check.uuid));
+    this.db.checkBadgeKeys.remove(check.badgeKey);
+    for (const key of this.db.pings.getKeys({ start: [check.uuid], end: [check.uuid, Infinity] })) {
+      this.db.pings.remove(key);
+    }
+    for (const key of this.db.flips.getKeys({ start: [check.uuid], end: [check.uuid, Infinity] })) {
+      this.db.flips.remove(key);
+    }
+    return appendEvent(this.db, { at: now, type: 'check.deleted', projectId: check.projectId, checkUuid: check.uuid });
+  }
+
+  /** Append a ping, dropping the oldest beyond the project's ping log limit. */
+  insertPingInTxn(check: CheckRecord, ping: PingRecord, keep: number): void {
+    this.db.pings.put([check.uuid, ping.n], ping);
+    const firstKept = ping.n - keep + 1;
+    if (firstKept > 1) {
+      for (const key of this.db.pings.getKeys({ start: [check.uuid, 0], end: [check.uuid, firstKept] })) {
+        this.db.pings.remove(key);
+      }
+    }
+  }
+
+  appendEventInTxn(event: Omit<StoredEvent, 'rev'>): number {
+    return appendEvent(this.db, event);
+  }
+
+  // ---- pings and flips ----------------------------------------------------
+
+  /** Newest first. */
+  listPings(uuid: string, limit: number): PingRecord[] {
+    const out: PingRecord[] = [];
+    for (const { value } of this.db.pings.getRange({
+      start: [uuid, Infinity],
+      end: [uuid, 0],
+      reverse: true,
+      limit,
+    })) {
+      out.push(value);
+    }
+    return out;
+  }
+
+  getPing(uuid: string, n: number): PingRecord | undefined {
+    return this.db.pings.get([uuid, n]);
+  }
+
+  /** Newest first, with the revision that recorded each flip. */
+  listFlips(uuid: string): Array<FlipRecord & { rev: number }> {
+    const out: Array<FlipRecord & { rev: number }> = [];
+    for (const { key, value } of this.db.flips.getRange({
+      start: [uuid, Infinity],
+      end: [uuid, 0],
+      reverse: true,
+    })) {
+      out.push({ ...value, rev: key[1] });
+    }
+    return out;
+  }
+}

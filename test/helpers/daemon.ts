@@ -1,0 +1,165 @@
+// Test harness: real daemons on real LMDB environments in temp dirs, bound to
+// 127.0.0.1 on port 0. In-process daemons take an injected clock; the child
+// process form runs the built CLI exactly as a user would.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
+import { createLogger } from '../../daemon/log.js';
+import { ManualClock, systemClock, type Clock } from '../../daemon/clock.js';
+import type { ServeConfig } from '../../daemon/config.js';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+export const CHECKD_BIN = join(REPO_ROOT, 'dist/daemon/cli.js');
+export const CHECKTOP_BIN = join(REPO_ROOT, 'dist/tui/cli.js');
+
+export function tempDir(prefix = 'checkd-test-'): { path: string; cleanup(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface TestProject {
+  id: string;
+  apiKey: string;
+  apiKeyReadonly: string;
+  pingKey: string;
+}
+
+export interface InProcessDaemon {
+  daemon: RunningDaemon;
+  url: string;
+  dataDir: string;
+  clock: Clock;
+  createProject(opts?: { name?: string; checkLimit?: number; pingLogLimit?: number }): Promise<TestProject>;
+  stop(): Promise<void>;
+}
+
+export async function startInProcess(
+  opts: { dataDir?: string; clock?: Clock; apiRateLimit?: number; pingBodyLimit?: number; baseUrl?: string } = {},
+): Promise<InProcessDaemon> {
+  const dataDir = opts.dataDir ?? tempDir().path;
+  const config: ServeConfig = {
+    dataDir,
+    listen: { host: '127.0.0.1', port: 0 },
+    grpcListen: '127.0.0.1:0',
+    baseUrl: opts.baseUrl ?? 'http://checkd.test',
+    apiRateLimit: opts.apiRateLimit ?? 0,
+    pingBodyLimit: opts.pingBodyLimit ?? 10000,
+    trustProxy: false,
+    logLevel: 'silent',
+  };
+  const clock = opts.clock ?? systemClock;
+  const daemon = await startDaemon(config, createLogger('silent'), clock);
+  return {
+    daemon,
+    url: `http://${daemon.httpAddress}`,
+    dataDir,
+    clock,
+    async createProject(p = {}) {
+      const { project, apiKey, apiKeyReadonly } = await daemon.store.createProject(
+        { name: p.name ?? 'test', checkLimit: p.checkLimit ?? 20, pingLogLimit: p.pingLogLimit ?? 100 },
+        clock.now(),
+      );
+      return { id: project.id, apiKey, apiKeyReadonly, pingKey: project.pingKey };
+    },
+    stop: () => daemon.stop(),
+  };
+}
+
+export { ManualClock };
+
+export interface ChildDaemon {
+  proc: ChildProcessWithoutNullStreams;
+  http: string;
+  grpc: string;
+  url: string;
+  stdout: string[];
+  stderr(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Run `checkd serve` from the build; resolves on the ready line. */
+export async function startChild(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 10000): Promise<ChildDaemon> {
+  const proc = spawn(process.execPath, [CHECKD_BIN, 'serve', ...args], {
+    env: { ...process.env, CHECKD_LOG_LEVEL: 'warn', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const stdout: string[] = [];
+  let stderr = '';
+  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const lines = createInterface({ input: proc.stdout });
+  const ready = new Promise<{ http: string; grpc: string }>((resolveReady, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+    lines.on('line', (line) => {
+      stdout.push(line);
+      const m = /^checkd ready http=(\S+) grpc=(\S+)$/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolveReady({ http: m[1]!, grpc: m[2]! });
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`checkd exited with ${code} before ready; stderr: ${stderr}`));
+    });
+  });
+  const addr = await ready;
+  return {
+    proc,
+    ...addr,
+    url: `http://${addr.http}`,
+    stdout,
+    stderr: () => stderr,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (proc.exitCode !== null) return proc.exitCode;
+      proc.kill(signal);
+      const [code] = await once(proc, 'exit');
+      return code as number | null;
+    },
+  };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the built `checkd` with arguments and wait for it to exit. */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const proc = spawn(process.execPath, [CHECKD_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const [code] = await once(proc, 'exit');
+  return { code: code as number | null, stdout, stderr };
+}
+
+/** fetch with a JSON body and the key header by default. */
+export async function api(
+  base: string,
+  path: string,
+  opts: { method?: string; key?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; text: string; json: any }> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.key) headers['X-Api-Key'] = opts.key;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['Content-Type'] = 'application/json';
+  }
+  const res = await fetch(base + path, { method: opts.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
