@@ -1,0 +1,237 @@
+// Every rule about a check's status lives here (status-machine.md): the derived
+// times E / G / D, the display status, the effect of each ping signal, pause and
+// resume, and the background evaluator's "going down" step. Pure functions:
+// the caller passes `now` and persists what comes back; inputs are never mutated.
+import { nextFireAfter } from './schedule/index.js';
+import type { ApiVersion, CheckRecord, DisplayStatus, FlipRecord, PingKind, StoredStatus } from './types.js';
+
+const SECOND = 1000;
+
+/**
+ * E, the expected time of the next success or fail signal (§2.1), or null for ∞.
+ * Only an `up` check expects anything; new, paused and down checks wait forever.
+ */
+export function expectedNext(check: CheckRecord): number | null {
+  if (check.status !== 'up' || check.lastPing === null) return null;
+  if (check.kind === 'simple') return check.lastPing + check.timeout * SECOND;
+  return nextFireAfter(check.kind, check.schedule, check.tz, check.lastPing);
+}
+
+/**
+ * G, the grace start, exposed by the API as `next_ping` (§2.2). A running job
+ * pulls it back to the start time, except on a down check, which expects nothing.
+ */
+export function graceStart(check: CheckRecord): number | null {
+  const expected = expectedNext(check);
+  if (check.lastStart === null || check.status === 'down') return expected;
+  return expected === null ? check.lastStart : Math.min(expected, check.lastStart);
+}
+
+/** D = G + grace (§2.3): the instant the check goes down by itself, or null for never. */
+export function goingDownAfter(check: CheckRecord): number | null {
+  const start = graceStart(check);
+  return start === null ? null : start + check.grace * SECOND;
+}
+
+/** The API `started` field: a start signal is outstanding, even on a down check. */
+export function isStarted(check: CheckRecord): boolean {
+  return check.lastStart !== null;
+}
+
+/** The API `status` field at `now` (§3). Read-time only: never stored. */
+export function displayStatus(check: CheckRecord, now: number, version: ApiVersion): DisplayStatus {
+  const grace = check.grace * SECOND;
+  // A run that outlived its grace is down whatever the stored status says.
+  if (check.lastStart !== null && now >= check.lastStart + grace) return 'down';
+  if (version === 1 && check.lastStart !== null) return 'started';
+  if (check.status !== 'up') return check.status;
+  // Rules 4–6 use E, not G: a running job does not move the last completed run's deadlines.
+  const expected = expectedNext(check);
+  if (expected === null) return 'up';
+  if (now >= expected + grace) return 'down';
+  if (now >= expected) return 'grace';
+  return 'up';
+}
+
+// ---------------------------------------------------------------------------
+// Flips
+
+/** A flip record for a change of stored status at `created`. */
+function flipOf(
+  created: number,
+  oldStatus: StoredStatus,
+  newStatus: StoredStatus,
+  reason: FlipRecord['reason'],
+  processed: boolean,
+): FlipRecord {
+  return { created, oldStatus, newStatus, reason, processed };
+}
+
+/**
+ * The alert event a flip raises (§9): "down" for any change to down, "up" only
+ * for down→up. new→up and paused→up are recorded but alert nobody, and flips
+ * stored as processed (pause, resume) are never queued at all.
+ */
+export function notifyEvent(flip: FlipRecord): 'up' | 'down' | null {
+  if (flip.processed) return null;
+  if (flip.newStatus === 'down') return 'down';
+  if (flip.newStatus === 'up' && flip.oldStatus === 'down') return 'up';
+  return null;
+}
+
+/** Whether a flip must be delivered to the check's integrations. */
+export function shouldNotify(flip: FlipRecord): boolean {
+  return notifyEvent(flip) !== null;
+}
+
+// ---------------------------------------------------------------------------
+// Signals (§6)
+
+export interface Signal {
+  kind: PingKind;
+  /** The ping's run id, null when the request carried none. */
+  rid: string | null;
+  now: number;
+}
+
+export interface SignalResult {
+  check: CheckRecord;
+  /** Present when the stored status changed; queue it for notification. */
+  flip: FlipRecord | null;
+  /**
+   * The kind actually applied, which is what the ping must be recorded as.
+   * Differs from the signal only when a paused, manual-resume check turned it into `ign`.
+   */
+  kind: PingKind;
+}
+
+/**
+ * Ping kind after the paused + manual_resume override (ping-protocol §6 step 5).
+ * It reads the stored status, so it belongs inside the atomic update; applySignal
+ * applies it itself, which makes it safe to classify outside the transaction.
+ */
+export function effectiveKind(check: CheckRecord, kind: PingKind): PingKind {
+  return check.status === 'paused' && check.manualResume ? 'ign' : kind;
+}
+
+/** Apply one accepted ping to the check (§6). Every kind counts and recomputes alert_after. */
+export function applySignal(check: CheckRecord, signal: Signal): SignalResult {
+  const kind = effectiveKind(check, signal.kind);
+  const { rid, now } = signal;
+  const next: CheckRecord = { ...check, channels: [...check.channels], nPings: check.nPings + 1 };
+  let flip: FlipRecord | null = null;
+
+  if (kind === 'start') {
+    // A second start overwrites the first: only the most recent run is timed.
+    next.lastStart = now;
+    next.lastStartRid = rid;
+  } else if (kind === 'success' || kind === 'fail') {
+    next.lastPing = now;
+    next.lastDuration = null;
+    if (check.lastStart !== null) {
+      const sameRun = rid === check.lastStartRid;
+      if (sameRun) next.lastDuration = now - check.lastStart;
+      // A success with a different, non-null rid belongs to another run, so the
+      // started one stays in flight; anything else ends it.
+      const otherRunStillGoing = kind === 'success' && !sameRun && rid !== null;
+      if (!otherRunStillGoing) endRun(next);
+    }
+    const target: StoredStatus = kind === 'success' ? 'up' : 'down';
+    if (check.status !== target) {
+      flip = flipOf(now, check.status, target, kind === 'fail' ? 'fail' : '', false);
+      next.status = target;
+    }
+  }
+  // log and ign change nothing but the counter and the deadline.
+
+  next.alertAfter = goingDownAfter(next);
+  return { check: next, flip, kind };
+}
+
+function endRun(check: CheckRecord): void {
+  check.lastStart = null;
+  // The rid only means something while a run is open; clearing it keeps the pair consistent.
+  check.lastStartRid = null;
+}
+
+// ---------------------------------------------------------------------------
+// Pause, resume, update (§7)
+
+export interface TransitionResult {
+  check: CheckRecord;
+  flip: FlipRecord | null;
+  /** False when the operation was a no-op (pause on an already paused check). */
+  changed: boolean;
+  /** True when the operation is refused: resume on a check that is not paused (409 `check is not paused`). */
+  conflict: boolean;
+}
+
+/**
+ * Pause (§7). Pausing a paused check changes nothing, not even last_start, and
+ * answers 200. The flip is stored already processed so it never alerts.
+ */
+export function applyPause(check: CheckRecord, now: number): TransitionResult {
+  if (check.status === 'paused') return { check, flip: null, changed: false, conflict: false };
+  const next: CheckRecord = { ...check, channels: [...check.channels], status: 'paused', alertAfter: null };
+  endRun(next);
+  return { check: next, flip: flipOf(now, check.status, 'paused', '', true), changed: true, conflict: false };
+}
+
+/**
+ * Resume (§7): back to `new` with no last ping, so the check waits for a first
+ * ping again. Uses the stored status: a paused check whose start timed out
+ * displays down yet can still be resumed.
+ */
+export function applyResume(check: CheckRecord, now: number): TransitionResult {
+  if (check.status !== 'paused') return { check, flip: null, changed: false, conflict: true };
+  const next: CheckRecord = {
+    ...check,
+    channels: [...check.channels],
+    status: 'new',
+    lastPing: null,
+    alertAfter: null,
+  };
+  endRun(next);
+  return { check: next, flip: flipOf(now, 'paused', 'new', '', true), changed: true, conflict: false };
+}
+
+/** After an API create or update: the stored status stays, only the deadline follows the new settings. */
+export function recomputeAfterUpdate(check: CheckRecord): CheckRecord {
+  return { ...check, channels: [...check.channels], alertAfter: goingDownAfter(check) };
+}
+
+// ---------------------------------------------------------------------------
+// The background evaluator (§4)
+
+export interface DeadlineResult {
+  check: CheckRecord;
+  /** The timeout flip when the check went down; null when only the deadline moved. */
+  flip: FlipRecord | null;
+}
+
+/** Whether the evaluator has business with this check at `now`. */
+export function deadlineDue(check: CheckRecord, now: number): boolean {
+  // Upstream polls `alert_after < now`; checkd fires timers at the deadline itself,
+  // and at that very instant the display status is already down (rules 1 and 5 use >=).
+  return check.status !== 'down' && check.alertAfter !== null && now >= check.alertAfter;
+}
+
+/**
+ * One evaluator step for a check whose deadline has come. Returns null when
+ * there is nothing to do, the check with a refreshed deadline when it is not
+ * down yet (in grace, or the deadline was stale), or the down check plus a
+ * `timeout` flip timestamped with the exact deadline D, not the detection time.
+ * Call it on the freshly read check inside the same transaction that saves the
+ * result, so a ping that just landed is never overtaken by a stale down flip.
+ */
+export function evaluateDeadline(check: CheckRecord, now: number): DeadlineResult | null {
+  if (!deadlineDue(check, now)) return null;
+  if (displayStatus(check, now, 2) !== 'down') {
+    return { check: recomputeAfterUpdate(check), flip: null };
+  }
+  // D from the pre-change state. Display "down" implies D <= now, so it is set;
+  // the fallback only satisfies the type checker.
+  const deadline = goingDownAfter(check) ?? now;
+  const next: CheckRecord = { ...check, channels: [...check.channels], status: 'down', alertAfter: null };
+  return { check: next, flip: flipOf(deadline, check.status, 'down', 'timeout', false) };
+}
