@@ -1,6 +1,7 @@
 // The gRPC server: standard health service now; the checkd.v1 service is added
 // by addServices. Keepalive settings let a Watch stream live for days through
 // NAT and SSH tunnels.
+import { lstatSync, unlinkSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 
@@ -24,6 +25,7 @@ export async function startGrpcServer(
   address: string,
   addServices: (server: grpc.Server, health: HealthImplementation) => void = () => {},
 ): Promise<GrpcServerHandle> {
+  if (address.startsWith('unix:')) removeStaleSocket(address.slice('unix:'.length));
   const server = new grpc.Server(KEEPALIVE_OPTIONS);
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   health.addToServer(server);
@@ -47,4 +49,16 @@ export async function startGrpcServer(
         });
       }),
   };
+}
+
+/**
+ * A socket file left by a daemon that was killed would make bind fail with
+ * EADDRINUSE; only a socket is removed, never another kind of file.
+ */
+function removeStaleSocket(path: string): void {
+  try {
+    if (lstatSync(path).isSocket()) unlinkSync(path);
+  } catch {
+    // absent: nothing to clean
+  }
 }
