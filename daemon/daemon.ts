@@ -5,6 +5,7 @@ import { buildHttpServer } from './api/server.js';
 import { startGrpcServer, type GrpcServerHandle } from './grpc/server.js';
 import { addCheckdService } from './grpc/service.js';
 import { WatchHub } from './grpc/watch.js';
+import { Metrics } from './api/metrics.js';
 import { CheckService } from './service/checks.js';
 import { PingService } from './service/pings.js';
 import { registerPingRoutes } from './ping/routes.js';
@@ -37,6 +38,8 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   events.subscribe(monitor.onEvents);
   const hub = new WatchHub(store, clock);
   events.subscribe(hub.onEvents);
+  const metrics = new Metrics(store, clock, config.dataDir);
+  events.subscribe(metrics.onEvents);
   const http = await buildHttpServer(
     {
       store,
@@ -51,6 +54,7 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
     },
     { trustProxy: config.trustProxy },
   );
+  metrics.register(http);
   registerPingRoutes(http, { pings, pingBodyLimit: config.pingBodyLimit, trustProxy: config.trustProxy, onWrite });
   // Arm deadlines before accepting pings, so catch-up flips precede new pings.
   monitor.start();
