@@ -56,8 +56,9 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   );
   metrics.register(http);
   registerPingRoutes(http, { pings, pingBodyLimit: config.pingBodyLimit, trustProxy: config.trustProxy, onWrite });
-  // Arm deadlines before accepting pings, so catch-up flips precede new pings.
-  monitor.start();
+  // Catch up with deadlines that passed while stopped before accepting pings,
+  // so catch-up flips precede new pings.
+  await monitor.start();
   events.start();
   await http.listen({ host: config.listen.host, port: config.listen.port });
   const addr = http.server.address();

@@ -29,11 +29,29 @@ export class DeadlineMonitor {
     private readonly onWrite: () => void = () => {},
   ) {}
 
-  /** Load every armed deadline from the store and process what is already due. */
-  start(): void {
+  /**
+   * Load every armed deadline from the store and process what is already due
+   * (the catch-up after a stop). Resolves once that first pass is committed, so
+   * the caller can finish it before accepting pings.
+   */
+  async start(): Promise<void> {
     for (const check of this.store.allChecks()) this.heap.set(check.uuid, check.alertAfter);
     this.logger.info({ armed: this.heap.size }, 'deadline monitor started');
-    this.arm();
+    this.tick();
+    await this.idle;
+  }
+
+  /**
+   * Evaluate now instead of when the timer says: for clocks that jump (a
+   * ManualClock in tests, or a wall-clock step). Resolves when the pass is done.
+   */
+  async poke(): Promise<void> {
+    if (this.stopped) return;
+    await this.idle;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.tick();
+    await this.idle;
   }
 
   async stop(): Promise<void> {

@@ -38,7 +38,14 @@ export interface InProcessDaemon {
 }
 
 export async function startInProcess(
-  opts: { dataDir?: string; clock?: Clock; apiRateLimit?: number; pingBodyLimit?: number; baseUrl?: string } = {},
+  opts: {
+    dataDir?: string;
+    clock?: Clock;
+    apiRateLimit?: number;
+    pingBodyLimit?: number;
+    baseUrl?: string;
+    trustProxy?: boolean;
+  } = {},
 ): Promise<InProcessDaemon> {
   const dataDir = opts.dataDir ?? tempDir().path;
   const config: ServeConfig = {
@@ -48,7 +55,7 @@ export async function startInProcess(
     baseUrl: opts.baseUrl ?? 'http://checkd.test',
     apiRateLimit: opts.apiRateLimit ?? 0,
     pingBodyLimit: opts.pingBodyLimit ?? 10000,
-    trustProxy: false,
+    trustProxy: opts.trustProxy ?? false,
     logLevel: 'silent',
   };
   const clock = opts.clock ?? systemClock;
