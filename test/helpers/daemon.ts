@@ -45,13 +45,17 @@ export async function startInProcess(
     pingBodyLimit?: number;
     baseUrl?: string;
     trustProxy?: boolean;
+    /** HTTP address; default 127.0.0.1 on a free port. */
+    listen?: { host: string; port: number };
+    /** gRPC address (host:port or unix:/path); default 127.0.0.1 on a free port. */
+    grpcListen?: string;
   } = {},
 ): Promise<InProcessDaemon> {
   const dataDir = opts.dataDir ?? tempDir().path;
   const config: ServeConfig = {
     dataDir,
-    listen: { host: '127.0.0.1', port: 0 },
-    grpcListen: '127.0.0.1:0',
+    listen: opts.listen ?? { host: '127.0.0.1', port: 0 },
+    grpcListen: opts.grpcListen ?? '127.0.0.1:0',
     baseUrl: opts.baseUrl ?? 'http://checkd.test',
     apiRateLimit: opts.apiRateLimit ?? 0,
     pingBodyLimit: opts.pingBodyLimit ?? 10000,
