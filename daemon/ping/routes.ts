@@ -40,9 +40,36 @@ function neverCache(reply: FastifyReply): FastifyReply {
     .type('text/plain; charset=utf-8');
 }
 
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The request body. Fastify parses none for GET and HEAD, but a ping stores the
+ * body of every method (ping-protocol §10.1), so those are read here; at most
+ * `keep` bytes are kept, the rest is drained. Null when it exceeds the cap.
+ */
+async function requestBody(req: FastifyRequest, keep: number): Promise<Buffer | null> {
+  if (Buffer.isBuffer(req.body)) return req.body;
+  if (req.method !== 'GET' && req.method !== 'HEAD') return EMPTY;
+  const length = req.headers['content-length'];
+  if (length === undefined && req.headers['transfer-encoding'] === undefined) return EMPTY;
+  if (length !== undefined && (Number(length) || 0) === 0) return EMPTY;
+  if (Number(length) > PING_REQUEST_CAP) return null;
+  const chunks: Buffer[] = [];
+  let seen = 0;
+  let kept = 0;
+  for await (const chunk of req.raw as AsyncIterable<Buffer>) {
+    seen += chunk.length;
+    if (kept < keep) {
+      const part = chunk.subarray(0, keep - kept);
+      chunks.push(part);
+      kept += part.length;
+    }
+  }
+  return seen > PING_REQUEST_CAP ? null : Buffer.concat(chunks);
+}
+
 export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions): void {
-  const facts = (req: FastifyRequest, rid: string | null): PingFacts => {
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  const facts = (req: FastifyRequest, raw: Buffer, rid: string | null): PingFacts => {
     const proto = req.headers['x-forwarded-proto'];
     const xff = req.headers['x-forwarded-for'];
     return {
@@ -78,7 +105,9 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     if (suffix === 'bad-exit') return neverCache(reply).code(400).send('invalid url format');
     const rid = ridOf(req, reply);
     if (rid === false) return reply;
-    const result = await opts.pings.record(uuid, suffix.kind, suffix.exitStatus, facts(req, rid));
+    const body = await requestBody(req, opts.pingBodyLimit);
+    if (body === null) return neverCache(reply).code(413).send('request body too large');
+    const result = await opts.pings.record(uuid, suffix.kind, suffix.exitStatus, facts(req, body, rid));
     if (result === 'missing') return neverCache(reply).code(404).send('not found');
     opts.onWrite?.();
     return accepted(reply);
@@ -99,7 +128,9 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     if (suffix === 'bad-exit') return neverCache(reply).code(400).send('invalid url format');
     const rid = ridOf(req, reply);
     if (rid === false) return reply;
-    const result = await opts.pings.record(found.uuid, suffix.kind, suffix.exitStatus, facts(req, rid));
+    const body = await requestBody(req, opts.pingBodyLimit);
+    if (body === null) return neverCache(reply).code(413).send('request body too large');
+    const result = await opts.pings.record(found.uuid, suffix.kind, suffix.exitStatus, facts(req, body, rid));
     if (result === 'missing') return neverCache(reply).code(404).send('not found');
     opts.onWrite?.();
     return accepted(reply, found.kind === 'created');

@@ -1,0 +1,113 @@
+// Concurrency and durability of the ping path (ping-protocol §14, design
+// principle 1): concurrent pings lose no increment and never share a number,
+// and a ping answered 200 is in LMDB, even when the daemon is killed right after.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, startInProcess, tempDir } from '../helpers/daemon.js';
+import { Store } from '../../daemon/store/store.js';
+import { api, send } from './support.js';
+
+describe('concurrency', () => {
+  it('200 concurrent pings to one check: n_pings 200, ping numbers 1..200, each once', async () => {
+    const d = await startInProcess();
+    try {
+      const p = await d.createProject({ pingLogLimit: 1000 });
+      const c = (await api(d.url, '/api/v3/checks/', { key: p.apiKey, body: {} })).json;
+      const kinds = ['', '/start', '/log', '/0', '/fail'];
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => send(d.url, `/ping/${c.uuid}${kinds[i % kinds.length]}`, { method: 'POST', body: `#${i}` })),
+      );
+      expect(results.every((r) => r.status === 200 && r.text === 'OK')).toBe(true);
+      const check = (await api(d.url, `/api/v3/checks/${c.uuid}`, { key: p.apiKey })).json;
+      expect(check.n_pings).toBe(200);
+      const pings = (await api(d.url, `/api/v3/checks/${c.uuid}/pings/`, { key: p.apiKey })).json.pings;
+      expect(pings).toHaveLength(200);
+      const numbers = pings.map((x: any) => x.n);
+      expect(numbers).toEqual(Array.from({ length: 200 }, (_, i) => 200 - i));
+      // Every request body landed on exactly one ping.
+      const bodies = new Set<string>();
+      for (let n = 1; n <= 200; n++) bodies.add(Buffer.from(d.daemon.store.getPing(c.uuid, n)!.body!).toString());
+      expect(bodies.size).toBe(200);
+    } finally {
+      await d.stop();
+    }
+  });
+});
+
+describe('durability', () => {
+  it('a ping answered 200 is readable after the daemon stops and LMDB is reopened', async () => {
+    const dir = tempDir();
+    try {
+      const d = await startInProcess({ dataDir: dir.path });
+      const p = await d.createProject();
+      const c = (await api(d.url, '/api/v3/checks/', { key: p.apiKey, body: {} })).json;
+      const r = await send(d.url, `/ping/${c.uuid}/fail`, { method: 'POST', body: 'it broke' });
+      expect(r.status).toBe(200);
+      await d.stop();
+
+      const store = Store.open(dir.path);
+      try {
+        const check = store.getCheck(c.uuid)!;
+        expect(check).toMatchObject({ nPings: 1, status: 'down' });
+        const ping = store.getPing(c.uuid, 1)!;
+        expect(ping).toMatchObject({ n: 1, kind: 'fail', method: 'POST' });
+        expect(Buffer.from(ping.body!).toString()).toBe('it broke');
+        expect(store.listFlips(c.uuid)).toHaveLength(1);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('pings answered 200 survive SIGKILL of the daemon process right after the answers', async () => {
+    const dir = tempDir();
+    try {
+      const setup = Store.open(dir.path);
+      const { project, apiKey } = await setup.createProject({ name: 'kill', checkLimit: 10, pingLogLimit: 1000 }, Date.now());
+      await setup.close();
+
+      // Run the CLI from source (no build needed) as a separate process.
+      const proc = spawn(
+        process.execPath,
+        ['--import', 'tsx', join(REPO_ROOT, 'daemon/cli.ts'), 'serve', '--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--log-level', 'warn'],
+        { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      proc.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      const http = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), 15000);
+        createInterface({ input: proc.stdout }).on('line', (line) => {
+          const m = /^checkd ready http=(\S+) /.exec(line);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        });
+        proc.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+      });
+      const url = `http://${http}`;
+      const c = (await api(url, '/api/v3/checks/', { key: apiKey, body: {} })).json;
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => send(url, `/ping/${c.uuid}`, { method: 'POST', body: `run ${i}` })),
+      );
+      expect(results.every((r) => r.status === 200)).toBe(true);
+      proc.kill('SIGKILL');
+      await once(proc, 'exit');
+
+      const store = Store.open(dir.path);
+      try {
+        expect(store.getCheck(c.uuid)).toMatchObject({ nPings: 50, status: 'up', projectId: project.id });
+        expect(store.listPings(c.uuid, 1000).map((x) => x.n)).toEqual(Array.from({ length: 50 }, (_, i) => 50 - i));
+      } finally {
+        await store.close();
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
