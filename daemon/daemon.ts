@@ -22,6 +22,7 @@ export interface RunningDaemon {
   grpc: GrpcServerHandle;
   events: EventTail;
   monitor: DeadlineMonitor;
+  hub: WatchHub;
   httpAddress: string;
   grpcAddress: string;
   stop(): Promise<void>;
@@ -87,5 +88,5 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
       await monitor.stop();
       await store.close();
     })());
-  return { store, http, grpc, events, monitor, httpAddress, grpcAddress: grpc.address, stop };
+  return { store, http, grpc, events, monitor, hub, httpAddress, grpcAddress: grpc.address, stop };
 }

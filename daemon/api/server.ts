@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequ
 import rateLimit from '@fastify/rate-limit';
 import { registerCheckRoutes } from './checks.js';
 import { registerReadRoutes } from './reads.js';
+import { registerBadgeRoutes } from './badge-routes.js';
 import { apiKeyOf } from './auth.js';
 import { hashApiKey } from '../domain/ids.js';
 import type { HttpContext } from './context.js';
@@ -63,6 +64,7 @@ export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions)
     registerCheckRoutes(app, vctx, prefix, config);
     registerReadRoutes(app, vctx, prefix, config);
   }
+  registerBadgeRoutes(app, ctx);
   return app;
 }
 

@@ -18,7 +18,9 @@ export const KEEPALIVE_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.keepalive_permit_without_calls': 1,
   'grpc.http2.min_ping_interval_without_data_ms': 10_000,
-  'grpc.max_connection_idle_ms': 0,
+  // No 'grpc.max_connection_idle_ms': grpc-js treats any value below 2^31-1 as
+  // a real limit, so 0 closed every connection the moment it had no call
+  // (each unary call reconnected). Left unset, idle connections stay open.
 };
 
 export async function startGrpcServer(

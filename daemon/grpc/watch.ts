@@ -18,7 +18,8 @@ const PULL_BATCH = 500;
 type WatchCall = grpc.ServerWritableStream<{ since_revision: number }, WatchEventMsg>;
 
 class WatchStream {
-  private blocked = false;
+  /** gRPC pushed back: nothing more is written until 'drain'. */
+  blocked = false;
   closed = false;
 
   constructor(
@@ -120,6 +121,13 @@ export class WatchHub {
 
   get size(): number {
     return this.streams.size;
+  }
+
+  /** Open streams currently held back by flow control (their clients are not reading). */
+  get lagging(): number {
+    let n = 0;
+    for (const s of this.streams) if (s.blocked) n++;
+    return n;
   }
 
   /** Event-log subscriber. */

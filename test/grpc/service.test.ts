@@ -1,0 +1,228 @@
+// The unary calls of checkd.v1.Checkd against a real daemon: authentication by
+// `x-api-key` metadata, read-only keys, status codes, GetCheck's history.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as grpc from '@grpc/grpc-js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { uniqueKeyOf } from '../../daemon/domain/ids.js';
+import { connect, createCheck, keyMetadata, ping, rpc, rpcError, Watcher, type CheckdClient } from './support.js';
+
+const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
+const WRONG_KEY = 'x'.repeat(32);
+
+let d: InProcessDaemon;
+let client: CheckdClient;
+let p: TestProject;
+let other: TestProject;
+
+beforeAll(async () => {
+  d = await startInProcess();
+  p = await d.createProject({ name: 'svc', checkLimit: 50, pingLogLimit: 100 });
+  other = await d.createProject({ name: 'other' });
+  client = connect(d.daemon.grpcAddress);
+});
+
+afterAll(async () => {
+  client?.close();
+  await d?.stop();
+});
+
+describe('authentication', () => {
+  const calls = [
+    ['GetProject', {}],
+    ['ListChecks', {}],
+    ['GetCheck', { id: MISSING_UUID }],
+    ['PauseCheck', { id: MISSING_UUID }],
+    ['ResumeCheck', { id: MISSING_UUID }],
+  ] as const;
+
+  it.each(calls)('%s without a key is UNAUTHENTICATED', async (method, req) => {
+    const err = await rpcError(client, method, req as never, null);
+    expect(err.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(err.details).toMatch(/x-api-key/);
+  });
+
+  it.each(calls)('%s with a wrong key is UNAUTHENTICATED', async (method, req) => {
+    expect((await rpcError(client, method, req as never, WRONG_KEY)).code).toBe(grpc.status.UNAUTHENTICATED);
+    expect((await rpcError(client, method, req as never, 'short')).code).toBe(grpc.status.UNAUTHENTICATED);
+  });
+
+  it('Watch without a key or with a wrong one ends UNAUTHENTICATED before sending anything', async () => {
+    for (const key of [null, WRONG_KEY]) {
+      const w = new Watcher(client, key);
+      const err = await w.ending();
+      expect(err.code).toBe(grpc.status.UNAUTHENTICATED);
+      expect(w.events).toEqual([]);
+    }
+  });
+
+  it('a revoked key stops working at once', async () => {
+    const key = await d.daemon.store.createKey(p.id, false, Date.now());
+    expect((await rpc(client, 'GetProject', {}, key)).id).toBe(p.id);
+    expect(await d.daemon.store.revokeKey(p.id, key)).toBe(true);
+    expect((await rpcError(client, 'GetProject', {}, key)).code).toBe(grpc.status.UNAUTHENTICATED);
+  });
+
+  it('GetProject describes the key’s project', async () => {
+    const before = await rpc(client, 'GetProject', {}, p.apiKey);
+    await createCheck(d.url, p.apiKey, { name: 'counted' });
+    const proj = await rpc(client, 'GetProject', {}, p.apiKey);
+    expect(proj).toEqual({
+      id: p.id,
+      name: 'svc',
+      read_only: false,
+      revision: d.daemon.store.revision(),
+      check_limit: 50,
+      n_checks: before.n_checks + 1,
+    });
+    expect(proj.revision).toBeGreaterThan(before.revision);
+    expect(await rpc(client, 'GetProject', {}, p.apiKeyReadonly)).toMatchObject({ id: p.id, read_only: true });
+    expect(await rpc(client, 'GetProject', {}, other.apiKey)).toMatchObject({ id: other.id, name: 'other' });
+  });
+});
+
+describe('read-only keys', () => {
+  it('may list, get and watch, seeing unique_key instead of uuid', async () => {
+    const c = await createCheck(d.url, p.apiKey, { name: 'ro-target' });
+    const ukey = uniqueKeyOf(c.uuid);
+
+    const listed = await rpc(client, 'ListChecks', {}, p.apiKeyReadonly);
+    const mine = listed.checks.find((x) => x.name === 'ro-target')!;
+    expect(mine).toMatchObject({ uuid: '', unique_key: ukey });
+    expect(listed.checks.every((x) => x.uuid === '' && /^[0-9a-f]{40}$/.test(x.unique_key))).toBe(true);
+
+    const detail = await rpc(client, 'GetCheck', { id: ukey }, p.apiKeyReadonly);
+    expect(detail.check).toMatchObject({ uuid: '', unique_key: ukey, name: 'ro-target' });
+
+    const w = new Watcher(client, p.apiKeyReadonly);
+    await w.until(() => w.events.length >= 1, 'the snapshot');
+    expect(w.events[0]!.checks.find((x) => x.unique_key === ukey)).toMatchObject({ uuid: '' });
+    w.cancel();
+  });
+
+  it('may not pause or resume: PERMISSION_DENIED, and nothing changes', async () => {
+    const c = await createCheck(d.url, p.apiKey, { name: 'ro-pause' });
+    const rev = d.daemon.store.revision();
+    for (const id of [c.uuid, uniqueKeyOf(c.uuid)]) {
+      const err = await rpcError(client, 'PauseCheck', { id }, p.apiKeyReadonly);
+      expect(err.code).toBe(grpc.status.PERMISSION_DENIED);
+      expect((await rpcError(client, 'ResumeCheck', { id }, p.apiKeyReadonly)).code).toBe(grpc.status.PERMISSION_DENIED);
+    }
+    expect(d.daemon.store.getCheck(c.uuid)!.status).toBe('new');
+    expect(d.daemon.store.revision()).toBe(rev);
+  });
+});
+
+describe('errors', () => {
+  it('an unknown check is NOT_FOUND, by uuid or unique_key', async () => {
+    for (const method of ['GetCheck', 'PauseCheck', 'ResumeCheck'] as const) {
+      expect((await rpcError(client, method, { id: MISSING_UUID }, p.apiKey)).code).toBe(grpc.status.NOT_FOUND);
+      expect((await rpcError(client, method, { id: uniqueKeyOf(MISSING_UUID) }, p.apiKey)).code).toBe(grpc.status.NOT_FOUND);
+    }
+  });
+
+  it('another project’s check is NOT_FOUND, and stays untouched', async () => {
+    const theirs = await createCheck(d.url, other.apiKey, { name: 'theirs' });
+    for (const id of [theirs.uuid, uniqueKeyOf(theirs.uuid)]) {
+      expect((await rpcError(client, 'GetCheck', { id }, p.apiKey)).code).toBe(grpc.status.NOT_FOUND);
+      expect((await rpcError(client, 'PauseCheck', { id }, p.apiKey)).code).toBe(grpc.status.NOT_FOUND);
+    }
+    expect(d.daemon.store.getCheck(theirs.uuid)!.status).toBe('new');
+  });
+
+  it('a malformed id is INVALID_ARGUMENT', async () => {
+    for (const id of ['', 'nope', `${MISSING_UUID}x`, MISSING_UUID.toUpperCase().replace(/-/g, ''), 'a'.repeat(41)]) {
+      for (const method of ['GetCheck', 'PauseCheck', 'ResumeCheck'] as const) {
+        const err = await rpcError(client, method, { id }, p.apiKey);
+        expect(err.code, `${method}(${JSON.stringify(id)})`).toBe(grpc.status.INVALID_ARGUMENT);
+      }
+    }
+  });
+
+  it('resuming a check that is not paused is FAILED_PRECONDITION', async () => {
+    const c = await createCheck(d.url, p.apiKey, { name: 'running' });
+    const err = await rpcError(client, 'ResumeCheck', { id: c.uuid }, p.apiKey);
+    expect(err.code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(err.details).toBe('check is not paused');
+  });
+});
+
+describe('pause and resume', () => {
+  it('pause answers the paused check (twice is a no-op), resume answers it back to new', async () => {
+    const c = await createCheck(d.url, p.apiKey, { name: 'pausable' });
+    await ping(d.url, c.uuid);
+    const paused = await rpc(client, 'PauseCheck', { id: c.uuid }, p.apiKey);
+    expect(paused).toMatchObject({ uuid: c.uuid, status: 'paused', stored_status: 'paused', n_pings: 1 });
+    const rev = d.daemon.store.revision();
+    expect(await rpc(client, 'PauseCheck', { id: uniqueKeyOf(c.uuid) }, p.apiKey)).toMatchObject({ status: 'paused' });
+    expect(d.daemon.store.revision()).toBe(rev);
+    const resumed = await rpc(client, 'ResumeCheck', { id: uniqueKeyOf(c.uuid) }, p.apiKey);
+    expect(resumed).toMatchObject({ uuid: c.uuid, status: 'new', stored_status: 'new', last_ping_ms: 0 });
+    expect(d.daemon.store.getCheck(c.uuid)!.status).toBe('new');
+  });
+});
+
+describe('GetCheck', () => {
+  it('returns the check with its recent pings and flips, newest first', async () => {
+    const c = await createCheck(d.url, p.apiKey, { name: 'history', timeout: 3600, grace: 60 });
+    await ping(d.url, c.uuid, 'start');
+    await ping(d.url, c.uuid);
+    await ping(d.url, c.uuid, 'fail');
+    const posted = await fetch(`${d.url}/ping/${c.uuid}/log`, { method: 'POST', body: 'hello', headers: { 'User-Agent': 'cron/1.0' } });
+    expect(posted.status).toBe(200);
+    await posted.text();
+
+    const detail = await rpc(client, 'GetCheck', { id: c.uuid }, p.apiKey);
+    expect(detail.check).toMatchObject({ uuid: c.uuid, name: 'history', n_pings: 4, stored_status: 'down', timeout_s: 3600 });
+    expect(detail.pings.map((x) => [x.n, x.type])).toEqual([
+      [4, 'log'],
+      [3, 'fail'],
+      [2, 'success'],
+      [1, 'start'],
+    ]);
+    expect(detail.pings[0]).toMatchObject({ method: 'POST', ua: 'cron/1.0', body_size: 5, remote_addr: '127.0.0.1' });
+    expect(detail.pings[2]!.duration_s).toBeGreaterThanOrEqual(0);
+    expect(detail.pings[3]!.duration_s).toBe(-1);
+    const dates = detail.pings.map((x) => x.date_ms);
+    expect([...dates].sort((a, b) => b - a)).toEqual(dates);
+
+    expect(detail.flips.map((f) => [f.old_status, f.new_status, f.reason])).toEqual([
+      ['up', 'down', 'fail'],
+      ['new', 'up', ''],
+    ]);
+    // A flip's revision is the revision of its FLIP event in the log.
+    for (const f of detail.flips) {
+      const event = d.daemon.store.db.events.get(f.revision)!;
+      expect(event).toMatchObject({ type: 'flip', checkUuid: c.uuid });
+      expect(event.flip!.newStatus).toBe(f.new_status);
+    }
+    expect(detail.flips[0]!.revision).toBeGreaterThan(detail.flips[1]!.revision);
+
+    // limit bounds both lists; the same by unique_key.
+    const limited = await rpc(client, 'GetCheck', { id: uniqueKeyOf(c.uuid), limit: 1 }, p.apiKey);
+    expect(limited.pings.map((x) => x.n)).toEqual([4]);
+    expect(limited.flips.map((f) => f.new_status)).toEqual(['down']);
+  });
+});
+
+describe('ListChecks', () => {
+  it('lists the project’s checks only, in creation order, with the revision', async () => {
+    const project = await d.createProject({ name: 'list' });
+    const a = await createCheck(d.url, project.apiKey, { name: 'a' });
+    const b = await createCheck(d.url, project.apiKey, { name: 'b' });
+    await createCheck(d.url, other.apiKey, { name: 'not this one' });
+    const listed = await rpc(client, 'ListChecks', {}, project.apiKey);
+    expect(listed.checks.map((x) => x.uuid)).toEqual([a.uuid, b.uuid]);
+    expect(listed.revision).toBe(d.daemon.store.revision());
+  });
+});
+
+describe('metadata', () => {
+  it('the key is read from x-api-key only, not from authorization', async () => {
+    const md = keyMetadata(null);
+    md.set('authorization', `Bearer ${p.apiKey}`);
+    const err = await new Promise<grpc.ServiceError>((resolve) =>
+      client.GetProject({}, md, (e) => resolve(e as grpc.ServiceError)),
+    );
+    expect(err.code).toBe(grpc.status.UNAUTHENTICATED);
+  });
+});
