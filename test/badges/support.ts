@@ -1,0 +1,131 @@
+// Shared pieces of the badge suite (api-details §14, Appendix B): a daemon on a
+// real port with a hand-moved clock, projects with their badge keys, and
+// independent implementations of the signature and the double tag encoding, so
+// the tests do not just replay daemon/domain/badges.ts. Not a test file itself.
+import { createHash, createHmac } from 'node:crypto';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { api, ManualClock, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+
+export { api, ManualClock };
+
+export const BASE_URL = 'http://checkd.test';
+export const T0 = Date.parse('2024-03-01T12:00:00.000Z');
+
+export interface BadgeEnv {
+  d: InProcessDaemon;
+  url: string;
+  clock: ManualClock;
+  secret: string;
+}
+
+/** One daemon per test file, with a ManualClock starting at T0. */
+export function useBadgeDaemon(): BadgeEnv {
+  const env = { clock: new ManualClock(T0) } as BadgeEnv;
+  beforeAll(async () => {
+    env.d = await startInProcess({ clock: env.clock, baseUrl: BASE_URL });
+    env.url = env.d.url;
+    env.secret = await env.d.daemon.store.badgeSecret();
+  });
+  afterAll(async () => {
+    await env.d?.stop();
+  });
+  return env;
+}
+
+export interface BadgeProject extends TestProject {
+  /** The project badge key K. */
+  badgeKey: string;
+}
+
+export async function badgeProject(env: { d: InProcessDaemon }): Promise<BadgeProject> {
+  const p = await env.d.createProject({ checkLimit: 1000 });
+  const rec = env.d.daemon.store.getProject(p.id);
+  if (!rec) throw new Error('project not stored');
+  return { ...p, badgeKey: rec.badgeKey };
+}
+
+/** POST /api/v3/checks/; returns the read-write representation. */
+export async function createCheck(url: string, key: string, body: Record<string, unknown>): Promise<any> {
+  const r = await api(url, '/api/v3/checks/', { key, body });
+  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
+  return r.json;
+}
+
+/** A ping over HTTP: success, or `/fail`, `/start`, ... */
+export async function ping(url: string, uuid: string, suffix = ''): Promise<void> {
+  const res = await fetch(`${url}/ping/${uuid}${suffix ? `/${suffix}` : ''}`);
+  await res.text();
+  if (res.status !== 200) throw new Error(`ping ${uuid}/${suffix} gave ${res.status}`);
+}
+
+/** The badges map of a project (GET /api/v3/badges/). */
+export async function badgeMap(url: string, key: string): Promise<Record<string, Record<string, string>>> {
+  const r = await api(url, '/api/v3/badges/', { key });
+  if (r.status !== 200) throw new Error(`badges map: ${r.status} ${r.text}`);
+  return r.json.badges;
+}
+
+/** A URL handed out with the configured base, pointed at the test daemon. */
+export function local(env: { url: string }, publicUrl: string): string {
+  if (!publicUrl.startsWith(`${BASE_URL}/`)) throw new Error(`not under the base URL: ${publicUrl}`);
+  return env.url + publicUrl.slice(BASE_URL.length);
+}
+
+export interface Fetched {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+/** A plain request to a full URL (no API key: badges are public). */
+export async function get(fullUrl: string, method = 'GET'): Promise<Fetched> {
+  const res = await fetch(fullUrl, { method, redirect: 'manual' });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** §14.2, written out again: first 8 chars of base64url(HMAC-SHA1(SHA1(K‖secret), tag)). */
+export function signature(badgeKey: string, secret: string, tag: string): string {
+  const key = createHash('sha1').update(badgeKey + secret, 'utf8').digest();
+  return createHmac('sha1', key).update(tag, 'utf8').digest('base64url').slice(0, 8);
+}
+
+/** §14.2, written out again: percent-encode the UTF-8 bytes, then encode each `%` as `%25`. */
+export function encodeTwice(tag: string): string {
+  let out = '';
+  for (const byte of Buffer.from(tag, 'utf8')) {
+    const ch = String.fromCharCode(byte);
+    out += /^[A-Za-z0-9_.~-]$/.test(ch) ? ch : `%25${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** Path of a tag badge (tag `*` drops the tag segment), for hand-built URLs. */
+export function tagBadgePath(badgeKey: string, sig: string, tag: string, fmt: string): string {
+  return tag === '*' ? `/badge/${badgeKey}/${sig}.${fmt}` : `/badge/${badgeKey}/${sig}/${encodeTwice(tag)}.${fmt}`;
+}
+
+/** The `width` attribute of the root <svg>. */
+export function svgWidth(svg: string): number {
+  const m = /^<svg\b[^>]*\swidth="(\d+)"/.exec(svg);
+  if (!m) throw new Error(`no root width in: ${svg.slice(0, 200)}`);
+  return Number(m[1]);
+}
+
+/** Headers every badge answer carries (§14.3 item 8, §16). */
+export function expectBadgeHeaders(h: Headers): void {
+  expect(h.get('access-control-allow-origin')).toBe('*');
+  expect(h.get('access-control-allow-headers')).toBe('X-Api-Key');
+  const methods = (h.get('access-control-allow-methods') ?? '').split(/,\s*/);
+  expect(methods).toContain('GET');
+  expect(methods).toContain('OPTIONS');
+  expect(h.get('access-control-max-age')).toBe('600');
+  expect(h.get('cache-control') ?? '').toContain('no-cache');
+}
