@@ -7,6 +7,7 @@ import { registerCheckRoutes } from './checks.js';
 import { registerReadRoutes } from './reads.js';
 import { registerBadgeRoutes } from './badge-routes.js';
 import { apiKeyOf } from './auth.js';
+import { SharedRateLimitStore } from './rate-limit.js';
 import { hashApiKey } from '../domain/ids.js';
 import type { HttpContext } from './context.js';
 import type { ApiVersion } from '../domain/types.js';
@@ -48,6 +49,8 @@ export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions)
   if (ctx.apiRateLimit > 0) {
     await app.register(rateLimit, {
       global: false,
+      // One window per key shared by all routes (the default store is per route).
+      store: SharedRateLimitStore,
       // After body parsing, so a key sent in the JSON body is counted as that key.
       hook: 'preHandler',
       keyGenerator: (req: FastifyRequest) => {

@@ -44,7 +44,10 @@ const str =
   (maxLen?: number): Rule =>
   (field, value) => {
     if (typeof value !== 'string') return { error: `${field} is not a string` };
-    if (maxLen !== undefined && value.length > maxLen) return { error: `${field} is too long` };
+    // The reference counts characters (code points), not UTF-16 code units: 100 emoji fit in 100.
+    if (maxLen !== undefined && value.length > maxLen && [...value].length > maxLen) {
+      return { error: `${field} is too long` };
+    }
     return { value };
   };
 

@@ -153,6 +153,10 @@ export class Store {
   ): Promise<ChannelRecord> {
     const channel: ChannelRecord = { id: newUuid(), createdAt: now, ...input };
     await this.transact(() => {
+      // Lists are ordered by createdAt; keep it strictly increasing within a project so
+      // channels made in the same millisecond (or under a stopped clock) keep creation order.
+      const last = this.listChannels(input.projectId).at(-1);
+      if (last && last.createdAt >= channel.createdAt) channel.createdAt = last.createdAt + 1;
       this.db.channels.put(channel.id, channel);
       appendEvent(this.db, { at: now, type: 'channel.changed', projectId: input.projectId, checkUuid: null });
     });
@@ -211,6 +215,17 @@ export class Store {
   // The *InTxn writers below must run inside `transact`.
 
   insertCheckInTxn(check: CheckRecord, now: number): number {
+    // The project index is ordered by createdAt (list order, the "oldest" upsert match);
+    // keep it strictly increasing so same-millisecond creations keep creation order.
+    for (const { key } of this.db.checksByProject.getRange({
+      start: [check.projectId, Infinity],
+      end: [check.projectId],
+      reverse: true,
+      limit: 1,
+    })) {
+      const lastCreatedAt = key[1] as number;
+      if (lastCreatedAt >= check.createdAt) check.createdAt = lastCreatedAt + 1;
+    }
     this.db.checks.put(check.uuid, check);
     this.db.checksByProject.put([check.projectId, check.createdAt, check.uuid], check.uuid);
     this.db.uniqueKeys.put(uniqueKeyOf(check.uuid), check.uuid);
