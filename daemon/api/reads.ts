@@ -147,4 +147,10 @@ export function registerReadRoutes(app: FastifyInstance, ctx: VersionedContext, 
     }
     return reply.type('text/plain').send('OK');
   });
+  // Like every collection path (api-details §1.3): uptime monitors configured without
+  // the slash get the reference's 301 rather than a 404.
+  app.get(`${prefix}/status`, async (req, reply) => {
+    const q = req.url.indexOf('?');
+    return reply.redirect(`${prefix}/status/${q === -1 ? '' : req.url.slice(q)}`, 301);
+  });
 }

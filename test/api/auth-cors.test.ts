@@ -221,6 +221,12 @@ describe('trailing slashes', () => {
     },
   );
 
+  it('GET /api/v3/status → 301 to /api/v3/status/, no key needed', async () => {
+    const res = await api(env.url, v3('/status'));
+    expect(res.status).toBe(301);
+    expect(res.headers.get('location')).toBe(v3('/status/'));
+  });
+
   it('a POST to /api/v3/checks is redirected with its body kept (308)', async () => {
     const res = await api(env.url, v3('/checks'), { key: env.p.apiKey, body: { name: 'via-308' } });
     expect(res.status).toBe(308);
