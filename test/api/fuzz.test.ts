@@ -171,6 +171,30 @@ describe('fuzz: no 5xx', () => {
     }
   });
 
+  it('concurrent mixed operations on the same checks never give a 5xx', async () => {
+    const checks = await Promise.all(Array.from({ length: 3 }, () => createCheck(env, { tags: 'race' })));
+    const ops = (uuid: string): Array<() => Promise<{ status: number; text: string }>> => [
+      () => api(env.url, v3(`/checks/${uuid}`), { key: env.p.apiKey, body: { name: 'r', schedule: '*/5 * * * *' } }),
+      () => api(env.url, v3(`/checks/${uuid}`), { key: env.p.apiKey, body: { timeout: 60, channels: '' } }),
+      () => api(env.url, v3(`/checks/${uuid}/pause`), { method: 'POST', key: env.p.apiKey }),
+      () => api(env.url, v3(`/checks/${uuid}/resume`), { method: 'POST', key: env.p.apiKey }),
+      () => api(env.url, v3(`/checks/${uuid}`), { key: env.p.apiKey }),
+      () => api(env.url, v3(`/checks/${uuid}/flips/`), { key: env.p.apiKey }),
+      () => api(env.url, v3(`/checks/${uuid}/pings/`), { key: env.p.apiKey }),
+      () => fetch(`${env.url}/ping/${uuid}/start`).then(async (r) => ({ status: r.status, text: await r.text() })),
+      () => fetch(`${env.url}/ping/${uuid}`, { method: 'POST', body: 'x' }).then(async (r) => ({ status: r.status, text: await r.text() })),
+      () => api(env.url, v3('/checks/?tag=race'), { key: env.p.apiKey }),
+      () => api(env.url, v3('/badges/'), { key: env.p.apiKey }),
+    ];
+    const all: Array<() => Promise<{ status: number; text: string }>> = [];
+    for (let round = 0; round < 4; round++) for (const c of checks) all.push(...ops(c.uuid));
+    // Deletes land in the middle of the storm.
+    for (const c of checks) all.splice(all.length / 2, 0, () => api(env.url, v3(`/checks/${c.uuid}`), { method: 'DELETE', key: env.p.apiKey }));
+    const results = await Promise.all(all.map((f) => f()));
+    for (const r of results) expect(r.status, r.text.slice(0, 200)).toBeLessThan(500);
+    for (const c of checks) expect((await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey })).status).toBe(404);
+  });
+
   it('the daemon still works afterwards', async () => {
     expect((await api(env.url, v3('/status/'))).text).toBe('OK');
     const c = await createCheck(env, { name: 'after' });
