@@ -2,8 +2,10 @@
 // so they work with or without a running daemon; the daemon reads keys,
 // projects and channels from LMDB on every request and sees them at once.
 import { Store } from './store/store.js';
+import { inspectDataDir } from './store/db.js';
 import { systemClock } from './clock.js';
 import { validateChannel } from './domain/channel-kinds.js';
+import { API_KEY_LENGTH } from './domain/ids.js';
 
 export class UsageError extends Error {}
 
@@ -20,16 +22,29 @@ export function makeOutput(json: boolean, write: (s: string) => void = (s) => pr
 }
 
 export function parseCount(value: string, what: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${what} must be an integer, got "${value}"`);
+  if (!/^\d+$/.test(value)) throw new UsageError(`${what} must be a whole number from ${min} to ${max}, got "${value}"`);
   const n = Number(value);
   if (n < min || n > max) throw new UsageError(`${what} must be between ${min} and ${max}, got ${n}`);
   return n;
 }
 
+function noProject(id: string): UsageError {
+  return new UsageError(`no project with id "${id}" (see: checkd project list)`);
+}
+
 function requireProject(store: Store, id: string) {
   const project = store.getProject(id);
-  if (!project) throw new UsageError(`no project with id "${id}" (see: checkd project list)`);
+  if (!project) throw noProject(id);
   return project;
+}
+
+/**
+ * Open the store for a command about an existing project. A data dir without
+ * an environment has no projects: refuse without creating anything there.
+ */
+function openForProject(dataDir: string, projectId: string): Store {
+  if (inspectDataDir(dataDir) !== 'env') throw noProject(projectId);
+  return Store.open(dataDir);
 }
 
 export async function projectCreate(
@@ -73,27 +88,34 @@ export async function projectCreate(
 }
 
 export async function projectList(dataDir: string, out: Output): Promise<void> {
-  const store = Store.open(dataDir);
+  // Listing writes nothing: a data dir without an environment has no projects.
+  const store = inspectDataDir(dataDir) === 'env' ? Store.open(dataDir) : null;
   try {
-    const projects = store.listProjects().map((p) => ({
+    const projects = (store?.listProjects() ?? []).map((p) => ({
       id: p.id,
       name: p.name,
       check_limit: p.checkLimit,
       ping_log_limit: p.pingLogLimit,
-      n_checks: store.countChecks(p.id),
+      n_checks: store!.countChecks(p.id),
     }));
     const human =
       projects.length === 0
         ? 'no projects (create one: checkd project create --name NAME)'
-        : projects.map((p) => `${p.id}  ${p.name}  checks ${p.n_checks}/${p.check_limit}`).join('\n');
+        : [
+            'ID                                    CHECKS  PING LOG  NAME',
+            ...projects.map(
+              (p) =>
+                `${p.id.padEnd(36)}  ${`${p.n_checks}/${p.check_limit}`.padStart(6)}  ${String(p.ping_log_limit).padStart(8)}  ${p.name}`,
+            ),
+          ].join('\n');
     out.print({ projects }, human);
   } finally {
-    await store.close();
+    await store?.close();
   }
 }
 
 export async function keyCreate(dataDir: string, opts: { project: string; readOnly: boolean }, out: Output) {
-  const store = Store.open(dataDir);
+  const store = openForProject(dataDir, opts.project);
   try {
     const project = requireProject(store, opts.project);
     const key = await store.createKey(project.id, opts.readOnly, systemClock.now());
@@ -107,7 +129,10 @@ export async function keyCreate(dataDir: string, opts: { project: string; readOn
 }
 
 export async function keyRevoke(dataDir: string, opts: { project: string; key: string }, out: Output) {
-  const store = Store.open(dataDir);
+  if (opts.key.length !== API_KEY_LENGTH) {
+    throw new UsageError(`an API key is ${API_KEY_LENGTH} characters, got ${opts.key.length}`);
+  }
+  const store = openForProject(dataDir, opts.project);
   try {
     const project = requireProject(store, opts.project);
     if (!(await store.revokeKey(project.id, opts.key))) {
@@ -126,8 +151,11 @@ export async function channelCreate(
 ) {
   const checked = validateChannel(opts.kind, opts.value ?? '');
   if (!checked.ok) throw new UsageError(checked.error);
-  const name = opts.name ?? '';
-  const store = Store.open(dataDir);
+  const name = (opts.name ?? '').trim();
+  if (name.length > 100) throw new UsageError('--name must be at most 100 characters');
+  // The API's `channels` parameter is a comma-separated list of ids or names.
+  if (name.includes(',')) throw new UsageError('--name must not contain a comma');
+  const store = openForProject(dataDir, opts.project);
   try {
     const project = requireProject(store, opts.project);
     const channel = await store.createChannel(

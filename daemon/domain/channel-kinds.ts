@@ -10,25 +10,30 @@ const EMAIL_RE = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
 
 function httpUrl(value: string, kind: string): ChannelCheck {
   try {
+    // Only a full absolute URL: "http:example.com" would parse, but is a typo.
     const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return { ok: true, value };
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && /^https?:\/\/[^/?#\s]/i.test(value) && url.hostname !== '') {
+      return { ok: true, value };
+    }
   } catch {
     // fall through
   }
   return { ok: false, error: `--value for a ${kind} channel must be an http(s) URL, got "${value}"` };
 }
 
-export function validateChannel(kind: string, value: string): ChannelCheck {
+export function validateChannel(kind: string, rawValue: string): ChannelCheck {
   if (!(CHANNEL_KINDS as readonly string[]).includes(kind)) {
     return { ok: false, error: `unknown channel kind "${kind}"; one of: ${CHANNEL_KINDS.join(', ')}` };
   }
+  // Surrounding blanks are copy-paste noise; a shell command keeps its inner spacing.
+  const value = rawValue.trim();
   switch (kind as ChannelKind) {
     case 'email':
       return EMAIL_RE.test(value)
         ? { ok: true, value }
         : { ok: false, error: `--value for an email channel must be an email address, got "${value}"` };
     case 'shell':
-      return value.trim() !== ''
+      return value !== ''
         ? { ok: true, value }
         : { ok: false, error: '--value for a shell channel must be the command to run' };
     default:

@@ -1,6 +1,7 @@
 // Owns the LMDB environment: the named databases, the schema version and the
 // revision counter of the event log. Nothing outside store/ touches LMDB.
-import { mkdirSync, accessSync, constants } from 'node:fs';
+import { accessSync, closeSync, constants, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type {
   ChannelRecord,
@@ -48,18 +49,100 @@ export interface Db {
 
 export class DataDirError extends Error {}
 
+/** The LMDB data file inside a data dir (the environment is a directory, never a single file). */
+export const DATA_FILE = 'data.mdb';
+
+/** Bytes of `data.mdb` that hold the first meta page's magic number (LMDB's MDB_MAGIC). */
+const MDB_MAGIC = 0xbeefc0de;
+
+/**
+ * What is at `dir`: 'absent' (nothing yet; a parent directory can take it),
+ * 'empty' (a usable directory without an LMDB environment) or 'env' (a
+ * directory holding one). Throws DataDirError when `dir` cannot be a data dir:
+ * it is a file, a path component is a file, it is not readable/writable, or
+ * its data.mdb is not an LMDB file (opening that would crash the process).
+ */
+export function inspectDataDir(dir: string): 'absent' | 'empty' | 'env' {
+  if (dir.trim() === '') throw new DataDirError('data dir must not be empty');
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ENOENT') return 'absent';
+    throw new DataDirError(`data dir ${dir} is not usable: ${describe(e)}`);
+  }
+  if (!isDir) throw new DataDirError(`data dir ${dir} is not usable: it exists and is not a directory`);
+  try {
+    accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch (err) {
+    throw new DataDirError(`data dir ${dir} is not usable: ${describe(err as NodeJS.ErrnoException)}`);
+  }
+  const file = join(dir, DATA_FILE);
+  let size: number;
+  try {
+    const st = statSync(file);
+    if (!st.isFile()) throw new DataDirError(`data dir ${dir} is not usable: ${file} is not a regular file`);
+    size = st.size;
+  } catch (err) {
+    if (err instanceof DataDirError) throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'empty';
+    throw new DataDirError(`data dir ${dir} is not usable: ${describe(err as NodeJS.ErrnoException)}`);
+  }
+  if (size === 0) return 'empty'; // LMDB initialises an empty file
+  // LMDB maps the file and trusts its meta pages: a file that is not an LMDB
+  // environment makes the native code segfault instead of returning an error.
+  const head = Buffer.alloc(64);
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const n = readSync(fd, head, 0, head.length, 0);
+    // The magic follows the page header (16 bytes, 24 in lmdb-js's LMDB).
+    if (n < 32 || (head.readUInt32LE(24) !== MDB_MAGIC && head.readUInt32LE(16) !== MDB_MAGIC)) {
+      throw new DataDirError(`data dir ${dir} is not usable: ${file} is not an LMDB data file`);
+    }
+  } catch (err) {
+    if (err instanceof DataDirError) throw err;
+    throw new DataDirError(`data dir ${dir} is not usable: ${describe(err as NodeJS.ErrnoException)}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  return 'env';
+}
+
+function describe(err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'ENOTDIR':
+      return 'a component of the path is not a directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EROFS':
+      return 'read-only file system';
+    default:
+      return err.message;
+  }
+}
+
 /** Open (creating if needed) the environment in `dir`. Throws DataDirError if unusable. */
 export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
-  try {
-    mkdirSync(dir, { recursive: true });
-    accessSync(dir, constants.R_OK | constants.W_OK);
-  } catch (err) {
-    throw new DataDirError(`data dir ${dir} is not usable: ${(err as Error).message}`);
+  const state = inspectDataDir(dir);
+  if (state === 'absent') {
+    try {
+      mkdirSync(dir, { recursive: true });
+      accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
+    } catch (err) {
+      throw new DataDirError(`data dir ${dir} is not usable: ${describe(err as NodeJS.ErrnoException)}`);
+    }
   }
   let root: RootDatabase;
   try {
     root = open({
       path: dir,
+      // Always a directory holding data.mdb and lock.mdb: without this,
+      // lmdb-js takes a path with a dot in its last part ("checkd.data",
+      // mktemp's "tmp.X") for a single-file environment.
+      noSubdir: false,
       maxDbs: 32,
       // Grows by itself: lmdb-js resizes the map when it fills.
       mapSize: 64 * 1024 * 1024,
