@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `checkd`: the daemon (`serve`) and its admin commands (contract.md).
 // Bad arguments: a message on stderr and exit code 2, nothing written.
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, DEFAULTS, resolveServeConfig, type RawServeOptions } from './config.js';
+import { pino } from 'pino';
+import { checkListenHosts, ConfigError, DEFAULTS, resolveServeConfig, type RawServeOptions } from './config.js';
 import { createLogger } from './log.js';
-import { startDaemon } from './daemon.js';
+import { sdNotify } from './systemd-notify.js';
 import { DataDirError } from './store/db.js';
 import {
   channelCreate,
@@ -17,6 +19,25 @@ import {
 } from './admin.js';
 
 const EXIT_USAGE = 2;
+/** Start-up failed for a reason that is not a bad argument (port in use, ...). */
+const EXIT_RUNTIME = 1;
+
+/** The version of the package this file belongs to (dist/daemon/cli.js or daemon/cli.ts). */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === 'checkd' && pkg.version) return pkg.version;
+  } catch {
+    // fall through
+  }
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === 'checkd' && pkg.version) return pkg.version;
+  } catch {
+    // fall through
+  }
+  return '0.0.0';
+}
 
 function dataDirOption(): Option {
   return new Option('--data-dir <dir>', 'LMDB data directory').env('CHECKD_DATA_DIR').default(DEFAULTS.dataDir);
@@ -29,8 +50,9 @@ function adminCommand(cmd: Command): Command {
 export function buildProgram(): Command {
   const program = new Command('checkd')
     .description('checkd: monitor for cron jobs, Healthchecks v3 compatible')
-    .version(process.env.npm_package_version ?? '0.1.0')
-    .showHelpAfterError(false)
+    .version(packageVersion())
+    // Inherited by the commands added below: after a usage error, say where help is.
+    .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
   program
@@ -78,19 +100,40 @@ export function buildProgram(): Command {
 }
 
 async function serve(raw: RawServeOptions): Promise<void> {
+  // Signals are taken over before anything starts, so that a SIGTERM during
+  // start-up also ends in a clean shutdown and exit 0.
+  let signalled: NodeJS.Signals | null = null;
+  let onSignal: (signal: NodeJS.Signals) => void = (signal) => {
+    signalled ??= signal;
+  };
+  const handler = (signal: NodeJS.Signals) => onSignal(signal);
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+
+  // Everything is validated before the data dir is touched: a bad flag writes nothing.
   const config = resolveServeConfig(raw, process.env);
-  const logger = createLogger(config.logLevel);
+  await checkListenHosts(config);
+  // Logs go to stderr: stdout carries the ready line only (contract.md).
+  const logger = createLogger(
+    config.logLevel,
+    // SonicBoom is a writable stream for pino's purposes; its typings lack a few members.
+    pino.destination({ dest: 2, sync: false }) as unknown as NodeJS.WritableStream,
+  );
+  // Loaded here, not at the top: --help and the admin commands need none of
+  // the server stack (Fastify, gRPC, ...), which is most of the start-up time.
+  const { startDaemon } = await import('./daemon.js');
   const daemon = await startDaemon(config, logger);
-  logger.info({ http: daemon.httpAddress, grpc: daemon.grpcAddress, dataDir: config.dataDir }, 'checkd started');
-  process.stdout.write(`checkd ready http=${daemon.httpAddress} grpc=${daemon.grpcAddress}\n`);
-  let signalled = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (signalled) {
+
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) {
       logger.warn({ signal }, 'second signal, exiting at once');
+      logger.flush();
       process.exit(1);
     }
-    signalled = true;
+    stopping = true;
     logger.info({ signal }, 'shutting down');
+    void sdNotify('STOPPING=1', logger);
     daemon.stop().then(
       () => {
         logger.info('stopped');
@@ -100,12 +143,25 @@ async function serve(raw: RawServeOptions): Promise<void> {
       },
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
-        process.exit(1);
+        logger.flush();
+        setTimeout(() => process.exit(1), 50).unref();
       },
     );
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  onSignal = shutdown;
+  if (signalled) {
+    shutdown(signalled);
+    return;
+  }
+  logger.info({ http: daemon.httpAddress, grpc: daemon.grpcAddress, dataDir: config.dataDir }, 'checkd started');
+  process.stdout.write(`checkd ready http=${daemon.httpAddress} grpc=${daemon.grpcAddress}\n`);
+  // Only now are both ports bound: tell systemd (Type=notify) we are ready.
+  await sdNotify(`READY=1\nSTATUS=serving http=${daemon.httpAddress} grpc=${daemon.grpcAddress}`, logger);
+}
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`checkd: ${message}\n`);
+  process.exit(code);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -114,20 +170,18 @@ async function main(argv: string[]): Promise<void> {
   } catch (err) {
     if (err instanceof CommanderError) {
       // Commander has already printed its message (or the help/version text).
-      const ok = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help';
-      process.exit(ok ? 0 : EXIT_USAGE);
+      // Asked-for help and --version succeed; anything else (unknown option or
+      // command, missing argument, no command at all) is a usage error.
+      // (Commander gives those, and `checkd help`, exit code 0; errors get 1.)
+      process.exit(err.exitCode === 0 ? 0 : EXIT_USAGE);
     }
     if (err instanceof ConfigError || err instanceof UsageError || err instanceof DataDirError) {
-      process.stderr.write(`checkd: ${err.message}\n`);
-      process.exit(EXIT_USAGE);
+      fail(err.message, EXIT_USAGE);
     }
+    // daemon.ts is loaded lazily: its ListenError is recognised by name.
+    if (err instanceof Error && err.name === 'ListenError') fail(err.message, EXIT_RUNTIME);
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
-      process.stderr.write(`checkd: cannot listen: ${e.message}\n`);
-      process.exit(1);
-    }
-    process.stderr.write(`checkd: ${e.stack ?? String(err)}\n`);
-    process.exit(1);
+    fail(e.stack ?? String(err), EXIT_RUNTIME);
   }
 }
 

@@ -28,6 +28,36 @@ export interface RunningDaemon {
   stop(): Promise<void>;
 }
 
+/** How long shutdown waits for in-flight HTTP requests before cutting their connections. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/** A listener could not be bound (address in use, not available, no permission). */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+  constructor(what: 'HTTP' | 'gRPC', address: string, cause: unknown) {
+    super(`cannot listen for ${what} on ${address}: ${describeListenError(cause)}`, { cause });
+  }
+}
+
+function describeListenError(err: unknown): string {
+  // grpc-js wraps the socket errors: "No address added ... errors: [listen EADDRINUSE: ...]".
+  const text = err instanceof Error ? err.message : String(err);
+  const code = (err as NodeJS.ErrnoException | null)?.code ?? /\b(E[A-Z]+)\b/.exec(text)?.[1];
+  switch (code) {
+    case 'EADDRINUSE':
+      return 'address already in use (is another checkd running?)';
+    case 'EADDRNOTAVAIL':
+      return 'address not available on this machine';
+    case 'EACCES':
+      return 'permission denied';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host name does not resolve';
+    default:
+      return text;
+  }
+}
+
 export async function startDaemon(config: ServeConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningDaemon> {
   const store = Store.open(config.dataDir);
   const checks = new CheckService(store, clock);
@@ -61,7 +91,15 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   // so catch-up flips precede new pings.
   await monitor.start();
   events.start();
-  await http.listen({ host: config.listen.host, port: config.listen.port });
+  try {
+    await http.listen({ host: config.listen.host, port: config.listen.port });
+  } catch (err) {
+    events.stop();
+    await monitor.stop();
+    await http.close().catch(() => {});
+    await store.close();
+    throw new ListenError('HTTP', `${config.listen.host}:${config.listen.port}`, err);
+  }
   const addr = http.server.address();
   const httpAddress =
     addr && typeof addr === 'object'
@@ -77,13 +115,19 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
     await monitor.stop();
     await http.close();
     await store.close();
-    throw err;
+    throw new ListenError('gRPC', config.grpcListen, err);
   }
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
       hub.close();
+      // In-flight requests get SHUTDOWN_GRACE_MS to finish (idle keep-alive
+      // connections are closed at once); after that their sockets are cut, so
+      // a client that never finishes its request cannot hold shutdown up.
+      const force = setTimeout(() => http.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      force.unref();
       await Promise.all([http.close(), grpc.shutdown()]);
+      clearTimeout(force);
       events.stop();
       await monitor.stop();
       await store.close();
