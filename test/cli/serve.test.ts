@@ -1,0 +1,430 @@
+// `checkd serve` (contract.md): port 0 and the ready line, defaults, flags over
+// env vars over defaults, and bad flags / unusable data dirs / taken ports.
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { connect, rpc } from '../grpc/support.js';
+import {
+  api,
+  checkd,
+  createProject,
+  freePort,
+  killLeftovers,
+  listProjects,
+  PORT0,
+  portIsFree,
+  serve,
+  tempDir,
+  tree,
+} from './support.js';
+
+const tmp = tempDir('checkd-cli-serve-');
+let n = 0;
+/** A fresh path under the suite's temp dir (not created). */
+const fresh = (name = 'data') => join(tmp.path, `${name}-${++n}`);
+
+afterEach(killLeftovers);
+afterAll(() => tmp.cleanup());
+
+async function newCheck(url: string, key: string, body: Record<string, unknown> = {}) {
+  const r = await api(url, '/api/v3/checks/', { key, body: { name: 'c', ...body } });
+  expect(r.status, r.text).toBe(201);
+  return r.json;
+}
+
+describe('port 0 and the ready line', () => {
+  it('prints exactly one stdout line with the real ports, which answer', async () => {
+    const dir = fresh();
+    const p = await createProject(dir, 'ready');
+    // Default log level (info): logs must not reach stdout, which carries the ready line only.
+    const d = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_LOG_LEVEL: undefined } });
+    console.log(`checkd serve: spawn to ready line ${d.startupMs.toFixed(0)} ms (data dir with one project)`);
+    expect(d.readyLine).toMatch(/^checkd ready http=127\.0\.0\.1:\d+ grpc=127\.0\.0\.1:\d+$/);
+    expect(d.httpPort).toBeGreaterThan(0);
+    const grpcPort = Number(d.grpc.split(':')[1]);
+    expect(grpcPort).toBeGreaterThan(0);
+    expect(grpcPort).not.toBe(d.httpPort);
+
+    const status = await api(d.url, '/api/v3/status/');
+    expect(status.status).toBe(200);
+    expect(status.text).toBe('OK');
+
+    const client = connect(d.grpc);
+    try {
+      const project = await rpc(client, 'GetProject', {}, p.api_key);
+      expect(project.id).toBe(p.id);
+      expect(project.name).toBe('ready');
+    } finally {
+      client.close();
+    }
+
+    expect(d.stdoutLines).toEqual([d.readyLine]);
+    const stopped = await d.stop();
+    expect(stopped.code).toBe(0);
+    expect(d.stdoutLines).toEqual([d.readyLine]);
+    // ...and the logs went to stderr.
+    expect(d.stderr()).toMatch(/"msg":"checkd started"/);
+  });
+
+  it('starts on an empty data dir well under a second (spawn to ready line)', async () => {
+    const times: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const dir = fresh('empty');
+      const d = await serve(['--data-dir', dir, ...PORT0]);
+      times.push(d.startupMs);
+      expect((await api(d.url, '/api/v3/status/')).text).toBe('OK');
+      expect((await d.stop()).code).toBe(0);
+    }
+    console.log(`checkd serve on an empty data dir: spawn to ready line ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
+    // Generous sanity bound only (loaded CI); the figures are reported, not asserted.
+    expect(Math.min(...times)).toBeLessThan(3000);
+  });
+
+  it('binds a unix socket for gRPC and reports it in the ready line', async () => {
+    const dir = fresh();
+    const p = await createProject(dir);
+    const sock = join(tmp.path, `g-${++n}.sock`);
+    const d = await serve(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
+    expect(d.grpc).toBe(`unix:${sock}`);
+    expect(statSync(sock).isSocket()).toBe(true);
+    const client = connect(d.grpc);
+    try {
+      expect((await rpc(client, 'GetProject', {}, p.api_key)).id).toBe(p.id);
+    } finally {
+      client.close();
+    }
+    expect((await d.stop()).code).toBe(0);
+  });
+
+  it('takes a data dir whose name has a dot (a directory, not a single-file LMDB)', async () => {
+    const dir = join(tmp.path, `checkd.data-${++n}`);
+    const p = await createProject(dir);
+    expect(statSync(dir).isDirectory()).toBe(true);
+    expect(statSync(join(dir, 'data.mdb')).isFile()).toBe(true);
+    const d = await serve(['--data-dir', dir, ...PORT0]);
+    expect((await api(d.url, '/api/v3/checks/', { key: p.api_key })).status).toBe(200);
+    expect((await d.stop()).code).toBe(0);
+  });
+});
+
+describe('defaults', () => {
+  it('data dir ./data, base URL http://localhost:8000, ping body limit 10000', async () => {
+    const cwd = join(tmp.path, `cwd-${++n}`);
+    mkdirSync(cwd);
+    const created = await checkd(['project', 'create', '--name', 'defaults', '--json'], { cwd });
+    expect(created.code, created.stderr).toBe(0);
+    const doc = JSON.parse(created.stdout);
+    expect(statSync(join(cwd, 'data', 'data.mdb')).isFile()).toBe(true);
+
+    const d = await serve(PORT0, { cwd });
+    const c = await newCheck(d.url, doc.api_key);
+    expect(c.ping_url).toBe(`http://localhost:8000/ping/${c.uuid}`);
+    const body = 'x'.repeat(12_000);
+    expect((await api(d.url, `/ping/${c.uuid}`, { rawBody: body })).status).toBe(200);
+    const pings = (await api(d.url, `/api/v3/checks/${c.uuid}/pings/`, { key: doc.api_key })).json.pings;
+    const stored = await api(d.url, `/api/v3/checks/${c.uuid}/pings/${pings[0].n}/body`, { key: doc.api_key });
+    expect(stored.text.length).toBe(10_000);
+    expect((await d.stop()).code).toBe(0);
+  });
+
+  it('API rate limit 100 per minute per key', async () => {
+    const dir = fresh();
+    const p = await createProject(dir);
+    const d = await serve(['--data-dir', dir, ...PORT0]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 101; i++) statuses.push((await api(d.url, '/api/v3/checks/', { key: p.api_key })).status);
+    expect(statuses.slice(0, 100).every((s) => s === 200)).toBe(true);
+    expect(statuses[100]).toBe(429);
+    expect((await d.stop()).code).toBe(0);
+  });
+
+  it('listens on 127.0.0.1:8000 and 127.0.0.1:50051 (or says that it cannot)', async () => {
+    for (const [flags, what, addr] of [
+      [['--grpc-listen', '127.0.0.1:0'], 'HTTP', '127.0.0.1:8000'],
+      [['--listen', '127.0.0.1:0'], 'gRPC', '127.0.0.1:50051'],
+    ] as const) {
+      const port = Number(addr.split(':')[1]);
+      const dir = fresh();
+      if (await portIsFree(port)) {
+        const d = await serve(['--data-dir', dir, ...flags]);
+        expect(what === 'HTTP' ? `${d.httpHost}:${d.httpPort}` : d.grpc).toBe(addr);
+        expect((await d.stop()).code).toBe(0);
+      } else {
+        // Something else holds the default port: the failure names the default.
+        const r = await checkd(['serve', '--data-dir', dir, ...flags]);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain(`cannot listen for ${what} on ${addr}`);
+      }
+    }
+  });
+});
+
+describe('flags win over env vars, env vars over defaults', () => {
+  it('--data-dir / CHECKD_DATA_DIR', async () => {
+    const fromEnv = fresh('env');
+    const fromFlag = fresh('flag');
+    const unused = fresh('unused');
+    const a = await serve(PORT0, { env: { CHECKD_DATA_DIR: fromEnv } });
+    expect((await a.stop()).code).toBe(0);
+    expect(statSync(join(fromEnv, 'data.mdb')).isFile()).toBe(true);
+    const b = await serve(['--data-dir', fromFlag, ...PORT0], { env: { CHECKD_DATA_DIR: unused } });
+    expect((await b.stop()).code).toBe(0);
+    expect(statSync(join(fromFlag, 'data.mdb')).isFile()).toBe(true);
+    expect(tree(unused)).toEqual([]);
+  });
+
+  it('--listen / CHECKD_LISTEN (a bad env value is not even read when the flag is given)', async () => {
+    const dir = fresh();
+    const a = await serve(['--data-dir', dir, '--grpc-listen', '127.0.0.1:0'], { env: { CHECKD_LISTEN: '127.0.0.2:0' } });
+    expect(a.httpHost).toBe('127.0.0.2');
+    expect((await api(a.url, '/api/v3/status/')).text).toBe('OK');
+    expect((await a.stop()).code).toBe(0);
+
+    const b = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_LISTEN: '127.0.0.2:0' } });
+    expect(b.httpHost).toBe('127.0.0.1');
+    expect((await b.stop()).code).toBe(0);
+
+    const port = await freePort();
+    const c = await serve(['--data-dir', dir, '--listen', `127.0.0.1:${port}`, '--grpc-listen', '127.0.0.1:0'], {
+      env: { CHECKD_LISTEN: 'not an address' },
+    });
+    expect(c.httpPort).toBe(port);
+    expect((await c.stop()).code).toBe(0);
+  });
+
+  it('--grpc-listen / CHECKD_GRPC_LISTEN', async () => {
+    const dir = fresh();
+    const sock = join(tmp.path, `env-${++n}.sock`);
+    const a = await serve(['--data-dir', dir, '--listen', '127.0.0.1:0'], { env: { CHECKD_GRPC_LISTEN: `unix:${sock}` } });
+    expect(a.grpc).toBe(`unix:${sock}`);
+    expect((await a.stop()).code).toBe(0);
+    const b = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_GRPC_LISTEN: `unix:${sock}` } });
+    expect(b.grpc).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect((await b.stop()).code).toBe(0);
+  });
+
+  it('--base-url / CHECKD_BASE_URL, seen in ping_url of a created check', async () => {
+    const dir = fresh();
+    const p = await createProject(dir);
+    const a = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_BASE_URL: 'https://env.example.com/hc/' } });
+    const c1 = await newCheck(a.url, p.api_key, { name: 'one' });
+    expect(c1.ping_url).toBe(`https://env.example.com/hc/ping/${c1.uuid}`);
+    expect((await a.stop()).code).toBe(0);
+
+    const b = await serve(['--data-dir', dir, ...PORT0, '--base-url', 'http://flag.example.net:8080'], {
+      env: { CHECKD_BASE_URL: 'https://env.example.com/hc/' },
+    });
+    const c2 = await newCheck(b.url, p.api_key, { name: 'two' });
+    expect(c2.ping_url).toBe(`http://flag.example.net:8080/ping/${c2.uuid}`);
+    // Stored checks are shown with the base URL of the running daemon.
+    expect((await api(b.url, `/api/v3/checks/${c1.uuid}`, { key: p.api_key })).json.ping_url).toBe(
+      `http://flag.example.net:8080/ping/${c1.uuid}`,
+    );
+    expect((await b.stop()).code).toBe(0);
+  });
+
+  it('--api-rate-limit / CHECKD_API_RATE_LIMIT', async () => {
+    const dir = fresh();
+    const p = await createProject(dir);
+    const burst = async (url: string) => {
+      const out: number[] = [];
+      for (let i = 0; i < 5; i++) out.push((await api(url, '/api/v3/checks/', { key: p.api_key })).status);
+      return out;
+    };
+    const a = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_API_RATE_LIMIT: '3' } });
+    expect(await burst(a.url)).toEqual([200, 200, 200, 429, 429]);
+    expect((await a.stop()).code).toBe(0);
+    const b = await serve(['--data-dir', dir, ...PORT0, '--api-rate-limit', '0'], { env: { CHECKD_API_RATE_LIMIT: '3' } });
+    expect(await burst(b.url)).toEqual([200, 200, 200, 200, 200]);
+    expect((await b.stop()).code).toBe(0);
+  });
+
+  it('--ping-body-limit / CHECKD_PING_BODY_LIMIT', async () => {
+    const dir = fresh();
+    const p = await createProject(dir);
+    const storedLength = async (url: string) => {
+      const c = await newCheck(url, p.api_key, { name: `b${++n}` });
+      expect((await api(url, `/ping/${c.uuid}`, { rawBody: 'y'.repeat(100) })).status).toBe(200);
+      const pings = (await api(url, `/api/v3/checks/${c.uuid}/pings/`, { key: p.api_key })).json.pings;
+      return (await api(url, `/api/v3/checks/${c.uuid}/pings/${pings[0].n}/body`, { key: p.api_key })).text.length;
+    };
+    const a = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_PING_BODY_LIMIT: '5' } });
+    expect(await storedLength(a.url)).toBe(5);
+    expect((await a.stop()).code).toBe(0);
+    const b = await serve(['--data-dir', dir, ...PORT0, '--ping-body-limit', '8'], { env: { CHECKD_PING_BODY_LIMIT: '5' } });
+    expect(await storedLength(b.url)).toBe(8);
+    expect((await b.stop()).code).toBe(0);
+  });
+
+  it('--trust-proxy / CHECKD_TRUST_PROXY (off by default)', async () => {
+    const dir = fresh();
+    const p = await createProject(dir);
+    const remoteAddr = async (url: string) => {
+      const c = await newCheck(url, p.api_key, { name: `t${++n}` });
+      await api(url, `/ping/${c.uuid}`, { headers: { 'X-Forwarded-For': '203.0.113.7' } });
+      return (await api(url, `/api/v3/checks/${c.uuid}/pings/`, { key: p.api_key })).json.pings[0].remote_addr;
+    };
+    const off = await serve(['--data-dir', dir, ...PORT0]);
+    expect(await remoteAddr(off.url)).toBe('127.0.0.1');
+    expect((await off.stop()).code).toBe(0);
+    const env = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_TRUST_PROXY: 'true' } });
+    expect(await remoteAddr(env.url)).toBe('203.0.113.7');
+    expect((await env.stop()).code).toBe(0);
+    const flag = await serve(['--data-dir', dir, ...PORT0, '--trust-proxy'], { env: { CHECKD_TRUST_PROXY: '0' } });
+    expect(await remoteAddr(flag.url)).toBe('203.0.113.7');
+    expect((await flag.stop()).code).toBe(0);
+  });
+});
+
+describe('bad flags and env values: exit 2, a message on stderr, nothing written', () => {
+  const cases: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
+    ['listen without a port', ['--listen', 'localhost'], {}, /--listen.*HOST:PORT/],
+    ['listen port 99999', ['--listen', '127.0.0.1:99999'], {}, /--listen.*99999/],
+    ['listen port not a number', ['--listen', '127.0.0.1:http'], {}, /--listen/],
+    ['listen without a host', ['--listen', ':8000'], {}, /--listen/],
+    ['listen on a bad IPv4 address', ['--listen', '999.1.1.1:8000'], {}, /--listen.*999\.1\.1\.1/],
+    ['listen on a host name that does not resolve', ['--listen', 'no-such-host.invalid:8000'], {}, /--listen.*resolve/],
+    ['listen with an empty value', ['--listen', ''], {}, /--listen/],
+    ['grpc-listen without a port', ['--grpc-listen', 'grpc'], {}, /--grpc-listen/],
+    ['grpc-listen port 70000', ['--grpc-listen', '127.0.0.1:70000'], {}, /--grpc-listen/],
+    ['grpc-listen empty unix path', ['--grpc-listen', 'unix:'], {}, /--grpc-listen.*empty/],
+    ['grpc-listen unix socket in a missing directory', ['--grpc-listen', 'unix:/nonexistent-dir/checkd.sock'], {}, /--grpc-listen.*nonexistent-dir/],
+    ['base-url that is not a URL', ['--base-url', 'not a url'], {}, /--base-url/],
+    ['base-url with another scheme', ['--base-url', 'ftp://example.com'], {}, /--base-url.*http/],
+    ['base-url with a query', ['--base-url', 'https://example.com/?a=1'], {}, /--base-url/],
+    ['negative api-rate-limit', ['--api-rate-limit', '-1'], {}, /--api-rate-limit|error:/],
+    ['non-numeric api-rate-limit', ['--api-rate-limit', 'many'], {}, /--api-rate-limit.*many/],
+    ['fractional api-rate-limit', ['--api-rate-limit', '1.5'], {}, /--api-rate-limit/],
+    ['non-numeric ping-body-limit', ['--ping-body-limit', '10k'], {}, /--ping-body-limit.*10k/],
+    ['negative ping-body-limit', ['--ping-body-limit=-5'], {}, /--ping-body-limit/],
+    ['unknown flag', ['--port', '8000'], {}, /unknown option '--port'/],
+    ['stray argument', ['now'], {}, /too many arguments|unexpected/],
+    ['flag without its value', ['--listen'], {}, /argument missing|--listen/],
+    ['bad log level', ['--log-level', 'loud'], {}, /--log-level/],
+    ['CHECKD_LISTEN bad', [], { CHECKD_LISTEN: '127.0.0.1' }, /CHECKD_LISTEN/],
+    ['CHECKD_GRPC_LISTEN bad', [], { CHECKD_GRPC_LISTEN: 'localhost:123456' }, /CHECKD_GRPC_LISTEN/],
+    ['CHECKD_BASE_URL bad', [], { CHECKD_BASE_URL: 'example.com' }, /CHECKD_BASE_URL/],
+    ['CHECKD_API_RATE_LIMIT bad', [], { CHECKD_API_RATE_LIMIT: '-3' }, /CHECKD_API_RATE_LIMIT/],
+    ['CHECKD_PING_BODY_LIMIT bad', [], { CHECKD_PING_BODY_LIMIT: 'lots' }, /CHECKD_PING_BODY_LIMIT/],
+    ['CHECKD_TRUST_PROXY bad', [], { CHECKD_TRUST_PROXY: 'maybe' }, /CHECKD_TRUST_PROXY/],
+  ];
+
+  for (const [name, flags, env, message] of cases) {
+    it(name, async () => {
+      const parent = fresh('parent');
+      mkdirSync(parent);
+      const dir = join(parent, 'data');
+      const r = await checkd(['serve', '--data-dir', dir, ...flags], { env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stdout).toBe('');
+      expect(tree(parent)).toEqual([]);
+    });
+  }
+
+  it('an empty --data-dir', async () => {
+    const r = await checkd(['serve', '--data-dir', '', ...PORT0]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--data-dir.*empty/);
+  });
+});
+
+describe('unusable data dir: exit 2, a message on stderr, nothing written', () => {
+  it('a path under a regular file', async () => {
+    const parent = fresh('parent');
+    mkdirSync(parent);
+    writeFileSync(join(parent, 'file'), 'x');
+    for (const dir of [join(parent, 'file', 'data'), join(parent, 'file', 'a', 'b')]) {
+      const r = await checkd(['serve', '--data-dir', dir, ...PORT0]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/^checkd: data dir .* is not usable/);
+      expect(r.stdout).toBe('');
+      expect(tree(parent)).toEqual(['file 1']);
+    }
+  });
+
+  it('a regular file', async () => {
+    const file = fresh('file');
+    writeFileSync(file, 'not a dir');
+    const r = await checkd(['serve', '--data-dir', file, ...PORT0]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/data dir .* is not usable: it exists and is not a directory/);
+    expect(readFileSync(file, 'utf8')).toBe('not a dir');
+  });
+
+  it('a data.mdb that is not an LMDB file (no crash, file untouched)', async () => {
+    const dir = fresh();
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'data.mdb'), Buffer.alloc(65536, 0x5a));
+    const before = tree(dir);
+    const r = await checkd(['serve', '--data-dir', dir, ...PORT0]);
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/not an LMDB data file/);
+    expect(tree(dir)).toEqual(before);
+  });
+
+  it('the same checks apply to the admin commands', async () => {
+    const parent = fresh('parent');
+    mkdirSync(parent);
+    writeFileSync(join(parent, 'file'), 'x');
+    for (const args of [['project', 'create', '--name', 'x'], ['project', 'list']]) {
+      const r = await checkd([...args, '--data-dir', join(parent, 'file', 'data')]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/data dir .* is not usable/);
+      expect(tree(parent)).toEqual(['file 1']);
+    }
+  });
+});
+
+describe('a port that is taken: start-up fails clearly', () => {
+  let blocker: Server;
+  let port = 0;
+
+  afterEach(async () => {
+    if (blocker?.listening) {
+      blocker.close();
+      await once(blocker, 'close');
+    }
+  });
+
+  async function block(): Promise<number> {
+    blocker = createServer();
+    blocker.listen(0, '127.0.0.1');
+    await once(blocker, 'listening');
+    port = (blocker.address() as { port: number }).port;
+    return port;
+  }
+
+  it('HTTP port in use: non-zero exit, message naming the address, no ready line', async () => {
+    const p = await block();
+    const dir = fresh();
+    const r = await checkd(['serve', '--data-dir', dir, '--listen', `127.0.0.1:${p}`, '--grpc-listen', '127.0.0.1:0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`checkd: cannot listen for HTTP on 127.0.0.1:${p}: address already in use`);
+    expect(r.stdout).not.toMatch(/checkd ready/);
+  });
+
+  it('gRPC port in use: non-zero exit, message naming the address, no ready line', async () => {
+    const p = await block();
+    const dir = fresh();
+    const r = await checkd(['serve', '--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', `127.0.0.1:${p}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`checkd: cannot listen for gRPC on 127.0.0.1:${p}: address already in use`);
+    expect(r.stdout).not.toMatch(/checkd ready/);
+    // The data dir it opened is intact and usable.
+    expect(await listProjects(dir)).toEqual([]);
+  });
+
+  it('a second daemon on the same addresses fails while the first keeps serving', async () => {
+    const dir = fresh();
+    const a = await serve(['--data-dir', dir, ...PORT0]);
+    const r = await checkd(['serve', '--data-dir', dir, '--listen', `127.0.0.1:${a.httpPort}`, '--grpc-listen', '127.0.0.1:0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('address already in use');
+    expect((await api(a.url, '/api/v3/status/')).text).toBe('OK');
+    expect((await a.stop()).code).toBe(0);
+  });
+});
