@@ -22,7 +22,8 @@
 // Prints both throughputs, their ratio, the latency p50/p90/p99 and the CPU
 // each process used. All processes share this machine's cores, so the ratio
 // includes the watcher clients' own CPU, not only the daemon's extra work.
-// Env: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_CHECKS, BENCH_WATCHERS, BENCH_RATE.
+// Env: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_CHECKS, BENCH_WATCHERS, BENCH_RATE;
+// BENCH_CLI (another build of cli.js, for A/B runs).
 // Stops by itself in one to two minutes (hard limit: 150 s).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -34,7 +35,7 @@ import { createInterface } from 'node:readline';
 import type { WatchReport } from './watch-clients.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist/daemon/cli.js');
+const CLI = resolve(ROOT, process.env.BENCH_CLI ?? 'dist/daemon/cli.js');
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 1000);

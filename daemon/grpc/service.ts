@@ -2,7 +2,7 @@
 // service and the watch hub. Status codes as gRPC intends them.
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
-import { loadCheckdProto, SERVICE_NAME } from './proto.js';
+import { loadCheckdProto, serverServiceDefinition, SERVICE_NAME } from './proto.js';
 import { checkMsg, flipMsg, pingMsg } from './messages.js';
 import { WatchHub } from './watch.js';
 import { API_KEY_LENGTH, UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
@@ -81,7 +81,7 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
   const { store, checks, clock, logger, hub } = deps;
   const proto = loadCheckdProto();
 
-  server.addService(proto.service, {
+  server.addService(serverServiceDefinition(), {
     GetProject: unary(logger, (_req: object, md) => {
       const auth = authenticate(store, md, 'read');
       return {

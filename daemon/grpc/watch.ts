@@ -1,11 +1,15 @@
 // Watch streams. Each stream keeps a cursor (the last revision sent) and pulls
 // from the durable event log, so its buffer is bounded by gRPC's own flow
-// control: a watcher that stops reading just stops being written to, and never
-// slows pings or other watchers. Live watchers share the batch the event tail
-// already decoded. A watcher that falls too far behind is ended with
-// RESOURCE_EXHAUSTED and resumes from its last revision.
+// control: a watcher that stops reading just stops being written to. Live
+// watchers share the batch the event tail already decoded, and each event is
+// encoded once for all of them (per key kind): with many watchers the cost per
+// watcher is then mostly gRPC's own framing. A watcher a little behind reads
+// from that shared window of recent events, one further behind from the log.
+// A watcher that falls too far behind is ended with RESOURCE_EXHAUSTED and
+// resumes from its last revision.
 import * as grpc from '@grpc/grpc-js';
 import { eventMsg, heartbeatMsg, snapshotMsg, type WatchEventMsg } from './messages.js';
+import { encodeWatchEvent } from './proto.js';
 import { oldestRetainedRevision, readEventsAfter, type StoredEvent } from '../store/events.js';
 import type { Store, AuthResult } from '../store/store.js';
 import type { Clock } from '../clock.js';
@@ -14,8 +18,24 @@ import type { Clock } from '../clock.js';
 export const WATCH_LAG_LIMIT = 50_000;
 export const HEARTBEAT_MS = 15_000;
 const PULL_BATCH = 500;
+/** Recent events kept decoded, with their encodings, for all streams. */
+const RECENT_EVENTS = 5_000;
 
-type WatchCall = grpc.ServerWritableStream<{ since_revision: number }, WatchEventMsg>;
+// Buffers are events already encoded by the hub (see serverServiceDefinition).
+type WatchCall = grpc.ServerWritableStream<{ since_revision: number }, WatchEventMsg | Buffer>;
+
+interface Recent {
+  event: StoredEvent;
+  /** Encodings for read-write and read-only keys; null: not an event watchers see. */
+  rw?: Buffer | null;
+  ro?: Buffer | null;
+}
+
+/** What the streams share: the recent events and their encodings. */
+interface EventSource {
+  read(after: number, limit: number): StoredEvent[];
+  encoded(e: StoredEvent, readOnly: boolean): Buffer | null;
+}
 
 class WatchStream {
   /** gRPC pushed back: nothing more is written until 'drain'. */
@@ -27,7 +47,7 @@ class WatchStream {
     private readonly auth: AuthResult,
     /** Last revision handed to gRPC for this client (sent, or skipped as another project's). */
     public cursor: number,
-    private readonly store: Store,
+    private readonly source: EventSource,
     private readonly clock: Clock,
     private readonly onClose: (s: WatchStream) => void,
   ) {
@@ -52,21 +72,20 @@ class WatchStream {
   /** Catch up from the log until there is nothing more or gRPC pushes back. */
   pull(): void {
     while (!this.closed && !this.blocked) {
-      const batch = readEventsAfter(this.store.db, this.cursor, PULL_BATCH);
+      const batch = this.source.read(this.cursor, PULL_BATCH);
       if (batch.length === 0) return;
       this.writeEvents(batch);
     }
   }
 
   private writeEvents(events: StoredEvent[]): void {
-    const now = this.clock.now();
     for (const e of events) {
       if (this.closed) return;
       if (e.rev <= this.cursor) continue;
       this.cursor = e.rev;
       if (e.projectId !== this.auth.project.id) continue;
-      const msg = eventMsg(e, now, this.auth.readOnly);
-      if (msg && !this.call.write(msg)) this.blocked = true;
+      const bytes = this.source.encoded(e, this.auth.readOnly);
+      if (bytes && !this.call.write(bytes)) this.blocked = true;
     }
   }
 
@@ -105,9 +124,11 @@ class WatchStream {
   }
 }
 
-export class WatchHub {
+export class WatchHub implements EventSource {
   private readonly streams = new Set<WatchStream>();
   private readonly timer: NodeJS.Timeout;
+  /** The last RECENT_EVENTS revisions the tail delivered, consecutive, oldest first. */
+  private readonly recent = new Map<number, Recent>();
 
   constructor(
     private readonly store: Store,
@@ -132,11 +153,44 @@ export class WatchHub {
 
   /** Event-log subscriber. */
   readonly onEvents = (events: StoredEvent[]): void => {
+    if (this.streams.size === 0) {
+      // Nobody to share with: keep no memory for it.
+      this.recent.clear();
+      return;
+    }
+    for (const e of events) this.recent.set(e.rev, { event: e });
+    for (let n = this.recent.size - RECENT_EVENTS; n > 0; n--) this.recent.delete(this.recent.keys().next().value!);
     for (const s of this.streams) s.offer(events);
   };
 
+  /** Events with revision > `after`, from the shared window when it has them, else from the log. */
+  read(after: number, limit: number): StoredEvent[] {
+    if (!this.recent.has(after + 1)) return readEventsAfter(this.store.db, after, limit);
+    const out: StoredEvent[] = [];
+    for (let rev = after + 1; out.length < limit; rev++) {
+      const r = this.recent.get(rev);
+      if (!r) break;
+      out.push(r.event);
+    }
+    return out;
+  }
+
+  /** The event's wire bytes for this kind of key, encoded once while the event is recent. */
+  encoded(e: StoredEvent, readOnly: boolean): Buffer | null {
+    const slot = this.recent.get(e.rev);
+    const cached = slot && (readOnly ? slot.ro : slot.rw);
+    if (cached !== undefined) return cached;
+    const msg = eventMsg(e, this.clock.now(), readOnly);
+    const bytes = msg ? encodeWatchEvent(msg) : null;
+    if (slot) {
+      if (readOnly) slot.ro = bytes;
+      else slot.rw = bytes;
+    }
+    return bytes;
+  }
+
   open(call: WatchCall, auth: AuthResult, since: number): void {
-    const stream = new WatchStream(call, auth, since, this.store, this.clock, (s) => this.streams.delete(s));
+    const stream = new WatchStream(call, auth, since, this, this.clock, (s) => this.streams.delete(s));
     if (since === 0) {
       // Revision and checks are read in one synchronous turn: one LMDB snapshot.
       const revision = this.store.revision();

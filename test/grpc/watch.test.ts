@@ -210,6 +210,26 @@ describe('live events', () => {
     expect(revisions(w.changes)).toEqual(logRevisions(d.daemon.store, project.id, w.events[0]!.revision));
   });
 
+  it('reach read-write and read-only watchers of a project at once, each in its own form', async () => {
+    const project = await d.createProject({ name: 'both' });
+    const rw = [watch(project.apiKey), watch(project.apiKey)];
+    const ro = [watch(project.apiKeyReadonly), watch(project.apiKeyReadonly)];
+    for (const w of [...rw, ...ro]) await w.until(() => w.events.length >= 1, 'the snapshot');
+    const c = await createCheck(d.url, project.apiKey, { name: 'shared' });
+    await ping(d.url, c.uuid);
+    for (const w of [...rw, ...ro]) await w.untilChanges(3);
+    const expected = logRevisions(d.daemon.store, project.id, rw[0]!.events[0]!.revision);
+    for (const w of [...rw, ...ro]) expect(revisions(w.changes)).toEqual(expected);
+    for (const w of rw) {
+      expect(w.changes.map((e) => [e.check_id, e.checks[0]!.uuid])).toEqual(expected.map(() => [c.uuid, c.uuid]));
+    }
+    for (const w of ro) {
+      expect(w.changes.map((e) => [e.check_id, e.checks[0]!.uuid])).toEqual(expected.map(() => [uniqueKeyOf(c.uuid), '']));
+    }
+    expect(rw[0]!.changes).toEqual(rw[1]!.changes);
+    expect(ro[0]!.changes).toEqual(ro[1]!.changes);
+  });
+
   it('for a read-only key carry the unique_key and no uuid', async () => {
     const w = watch(p.apiKeyReadonly);
     await w.until(() => w.events.length >= 1, 'the snapshot');
