@@ -53,9 +53,9 @@ describe('a watcher that stops reading', () => {
     await reader.until(() => reader.events.length >= 1, 'the snapshot');
     const start = reader.events[0]!.revision;
 
-    // 2000 pings (about 1 MB of events), 16 at a time: every one is answered
-    // while the stalled stream is full.
-    const N = 2000;
+    // 1500 pings (about 0.7 MB of events, far beyond the flow-control windows),
+    // 16 at a time: every one is answered while the stalled stream is full.
+    const N = 1500;
     let next = 0;
     const statuses: number[] = [];
     await Promise.all(
@@ -94,7 +94,7 @@ describe('a watcher that stops reading', () => {
     expect(stalled.events[0]!.revision).toBe(start);
     expect(revisions(stalled.changes)).toEqual(expected);
     await vi.waitFor(() => expect(d.daemon.hub.lagging).toBe(0), { timeout: 10_000 });
-  });
+  }, 60_000);
 
   it(`is ended with RESOURCE_EXHAUSTED beyond ${WATCH_LAG_LIMIT} revisions behind, and resumes from its last one`, async () => {
     const p = await d.createProject({ name: 'lag' });
@@ -164,5 +164,5 @@ describe('a watcher that stops reading', () => {
     await resumed.untilRevision(live.at(-1)!);
     expect(revisions(resumed.changes)).toEqual([...own.slice(got.length), ...live]);
     expect(reader.error).toBeNull();
-  });
+  }, 60_000);
 });

@@ -122,7 +122,7 @@ export class Watcher {
   }
 
   /** Resolves once `done()` holds; rejects if the stream ends first or after `timeoutMs`. */
-  until(done: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  until(done: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
     return new Promise((resolve, reject) => {
       const check = () => {
         if (done()) {
@@ -155,7 +155,7 @@ export class Watcher {
   }
 
   /** The status the stream ends with (a ServiceError; rejects if it ends OK or never). */
-  ending(timeoutMs = 15_000): Promise<grpc.ServiceError> {
+  ending(timeoutMs = 30_000): Promise<grpc.ServiceError> {
     return new Promise((resolve, reject) => {
       const check = () => {
         if (!this.ended) return;
