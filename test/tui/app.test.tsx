@@ -1,0 +1,335 @@
+// checktop's screens through ink-testing-library: a fake backend feeds the
+// Watch, stdin.write plays the keyboard, lastFrame() is the terminal.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+// Colours are part of what is tested: chalk must believe in a colour terminal
+// before Ink loads it.
+vi.hoisted(() => {
+  process.env.FORCE_COLOR = '1';
+});
+
+import { render, cleanup } from 'ink-testing-library';
+import { App } from '../../tui/app.js';
+import { check, down, event, fresh, paused, T0 } from './fixtures.js';
+import { FakeBackend } from './fake-backend.js';
+import type { CheckMsg } from '../../tui/wire.js';
+
+const ESC = '\x1b';
+const DOWN = '\x1b[B';
+const UP = '\x1b[A';
+const ENTER = '\r';
+const PGDN = '\x1b[6~';
+
+const plain = (s: string | undefined) => (s ?? '').replace(/\x1b\[[0-9;]*m/g, '');
+const wait = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+
+async function until(fn: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!fn()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await wait(10);
+  }
+}
+
+function start(checks: CheckMsg[], opts: { size?: { columns: number; rows: number }; clock?: () => number; tickMs?: number } = {}) {
+  const backend = new FakeBackend(checks);
+  const ui = render(
+    <App backend={backend} clock={opts.clock ?? (() => T0)} tickMs={opts.tickMs ?? 60_000} size={opts.size ?? { columns: 80, rows: 24 }} />,
+  );
+  const frame = () => plain(ui.lastFrame());
+  const lines = () => frame().split('\n');
+  /** The table line holding `name`. */
+  const line = (name: string) => lines().find((l) => l.includes(name)) ?? '';
+  /** Each key (or string, as one read), then a wait until the screen settles: no new frame for 30 ms. */
+  const press = async (...keys: string[]) => {
+    for (const k of keys) {
+      ui.stdin.write(k);
+      const end = Date.now() + 2000;
+      let count = -1;
+      while (ui.frames.length !== count && Date.now() < end) {
+        count = ui.frames.length;
+        await wait(30);
+      }
+    }
+  };
+  return { backend, ui, frame, lines, line, press };
+}
+
+const sample = () => [
+  check({ name: 'backup-db', tags: ['prod', 'db'], last_ping_ms: T0 - 3 * 60_000, expected_ms: T0 + 57 * 60_000 }),
+  down({ name: 'nightly-report', tags: ['prod'] }),
+  paused({ name: 'old-cleanup' }),
+  fresh({ name: 'new-job' }),
+  check({ name: 'cert-renew', expected_ms: T0 - 30_000, tags: ['infra'] }),
+];
+
+afterEach(() => cleanup());
+
+describe('main screen', () => {
+  it('shows the header, counts and the table worst first, at 80x24', async () => {
+    const t = start(sample());
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    const lines = t.lines();
+    expect(lines[0]).toMatch(/^checktop · acme\s+● live  \d\d:\d\d:\d\d$/);
+    expect(lines[1]).toContain('5 checks  1 down 1 grace 0 running 1 new 1 up 1 paused');
+    expect(lines[2]).toMatch(/STATUS\s+NAME\s+TAGS\s+LAST PING\s+NEXT\s+PERIOD/);
+    const order = ['nightly-report', 'cert-renew', 'new-job', 'backup-db', 'old-cleanup'];
+    const at = order.map((n) => lines.findIndex((l) => l.includes(n)));
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+    expect(t.line('backup-db')).toMatch(/up\s+backup-db\s+prod db\s+3m ago\s+in 57m\s+every 1h/);
+    expect(t.line('cert-renew')).toMatch(/grace .*30s late/);
+    expect(t.line('new-job')).toMatch(/new .*never\s+-/);
+    // Exactly rows - 1 lines, none wider than the terminal.
+    expect(lines).toHaveLength(23);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(80);
+    expect(lines[22]).toContain('? help');
+  });
+
+  it('colours the status by what it means', async () => {
+    const t = start(sample());
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    const raw = t.ui.lastFrame()!;
+    expect(raw).toMatch(/\x1b\[31mdown/); // red
+    expect(raw).toMatch(/\x1b\[33mgrace/); // yellow
+    expect(raw).toMatch(/\x1b\[32mup/); // green
+    expect(raw).toMatch(/\x1b\[90mpaused/); // gray
+  });
+
+  it('applies a Watch event at once and highlights the flip', async () => {
+    const checks = sample();
+    const t = start(checks);
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    const b = checks[0]!;
+    t.backend.emit(event('EVENT_TYPE_FLIP', 11, { ...b, status: 'down', stored_status: 'down', expected_ms: 0 }));
+    await until(() => /down\s+backup-db/.test(t.frame()), 'the flip');
+    // Now among the down checks, above the grace one.
+    const lines = t.lines();
+    expect(lines.findIndex((l) => l.includes('backup-db'))).toBeLessThan(lines.findIndex((l) => l.includes('cert-renew')));
+    expect(t.lines()[1]).toContain('2 down');
+    // Highlight: the status cell becomes a red block.
+    expect(t.ui.lastFrame()).toMatch(/\x1b\[41m[^\n]*down/);
+  });
+
+  it('recomputes status on the clock: up turns grace, then down, with no server event', async () => {
+    let now = T0;
+    const t = start([check({ name: 'tick-job', expected_ms: T0 + 1000, grace_s: 60 })], { clock: () => now, tickMs: 20 });
+    await until(() => /up\s+tick-job/.test(t.frame()), 'up');
+    now = T0 + 1000;
+    await until(() => /grace\s+tick-job/.test(t.frame()), 'grace');
+    now = T0 + 61_000;
+    await until(() => /down\s+tick-job/.test(t.frame()), 'down');
+  });
+
+  it('shows reconnecting in the header, and the reason', async () => {
+    const t = start(sample());
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    t.backend.connection({ state: 'reconnecting', attempt: 2, retryAt: T0 + 2000, error: 'UNAVAILABLE: No connection established' });
+    await until(() => t.frame().includes('reconnecting'), 'reconnecting');
+    expect(t.lines()[0]).toContain('reconnecting… retry in 2s');
+    expect(t.lines()[1]).toContain('UNAVAILABLE');
+    // The last known table stays on screen meanwhile.
+    expect(t.frame()).toContain('backup-db');
+  });
+
+  it('adapts to a resize: narrow terminals drop the tags column', async () => {
+    const backend = new FakeBackend(sample());
+    const ui = render(<App backend={backend} clock={() => T0} tickMs={60_000} />);
+    await until(() => plain(ui.lastFrame()).includes('backup-db'), 'the table');
+    expect(plain(ui.lastFrame())).toContain('TAGS');
+    Object.defineProperty(ui.stdout, 'columns', { value: 60, configurable: true });
+    Object.defineProperty(ui.stdout, 'rows', { value: 12, configurable: true });
+    ui.stdout.emit('resize');
+    await until(() => !plain(ui.lastFrame()).includes('TAGS'), 'the narrow layout');
+    const lines = plain(ui.lastFrame()).split('\n');
+    expect(lines).toHaveLength(11);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(60);
+  });
+});
+
+describe('keys', () => {
+  it('j/k and arrows move the cursor; G and g jump; PgDn pages', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => check({ name: `job-${String(i).padStart(2, '0')}` }));
+    const t = start(many);
+    await until(() => t.frame().includes('job-00'), 'the table');
+    expect(t.line('job-00')).toMatch(/^›/);
+    await t.press('j', DOWN);
+    expect(t.line('job-02')).toMatch(/^›/);
+    await t.press('k');
+    expect(t.line('job-01')).toMatch(/^›/);
+    await t.press('G');
+    expect(t.line('job-39')).toMatch(/^›/);
+    expect(t.frame()).not.toContain('job-00');
+    await t.press('g', PGDN);
+    // 24 rows: 23 lines, minus header (2), table header (1), footer (1) = 19 rows.
+    expect(t.line('job-19')).toMatch(/^›/);
+    await t.press(UP);
+    expect(t.line('job-18')).toMatch(/^›/);
+  });
+
+  it('keys that arrive in one read (fast typing over SSH) all count', async () => {
+    const t = start(sample());
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    t.ui.stdin.write('jj');
+    await until(() => /^›new\s+new-job/m.test(t.frame()), 'two moves');
+    t.ui.stdin.write('/cert\r');
+    await until(() => t.lines()[22]!.includes('/cert  1 of 5'), 'the search, kept');
+    t.ui.stdin.write('\r');
+    await until(() => t.frame().includes('Recent pings'), 'the detail view');
+  });
+
+  it('the cursor stays on its check when a flip moves it', async () => {
+    const checks = [check({ name: 'aaa' }), check({ name: 'bbb' }), check({ name: 'ccc' })];
+    const t = start(checks);
+    await until(() => t.frame().includes('aaa'), 'the table');
+    await t.press('j', 'j');
+    expect(t.line('ccc')).toMatch(/^›/);
+    t.backend.emit(event('EVENT_TYPE_FLIP', 11, { ...checks[2]!, stored_status: 'down', expected_ms: 0 }));
+    await until(() => /down\s+ccc/.test(t.frame()), 'the flip');
+    expect(t.lines()[3]).toMatch(/^›down\s+ccc/);
+  });
+
+  it('/ filters by text as you type; esc clears', async () => {
+    const t = start(sample());
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press('/', 'b', 'a', 'c', 'k');
+    expect(t.frame()).toContain('backup-db');
+    expect(t.frame()).not.toContain('nightly-report');
+    expect(t.lines()[22]).toMatch(/^\/back/);
+    await t.press(ENTER);
+    expect(t.lines()[22]).toContain('/back  1 of 5');
+    await t.press(ESC);
+    expect(t.frame()).toContain('nightly-report');
+  });
+
+  it('backspace edits the search; a search that matches nothing says so', async () => {
+    const t = start(sample());
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press('/', 'x', 'y', 'z');
+    expect(t.frame()).toContain('no check matches the filter');
+    await t.press('\x7f', '\x7f', '\x7f', 'n', 'e', 'w');
+    expect(t.frame()).toContain('new-job');
+    expect(t.frame()).not.toContain('backup-db');
+  });
+
+  it('t cycles the tag filter, s the status filter', async () => {
+    const t = start(sample());
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press('t'); // db
+    expect(t.frame()).toContain('backup-db');
+    expect(t.frame()).not.toContain('cert-renew');
+    expect(t.lines()[22]).toContain('#db');
+    await t.press('t'); // infra
+    expect(t.frame()).toContain('cert-renew');
+    expect(t.frame()).not.toContain('backup-db');
+    await t.press('t', 't'); // prod, then any
+    expect(t.frame()).toContain('old-cleanup');
+    await t.press('s'); // problems
+    expect(t.frame()).toContain('nightly-report');
+    expect(t.frame()).toContain('cert-renew');
+    expect(t.frame()).not.toContain('backup-db');
+    expect(t.lines()[22]).toContain('status:problems  2 of 5');
+    await t.press('s'); // down
+    expect(t.frame()).not.toContain('cert-renew');
+    await t.press(ESC);
+    expect(t.frame()).toContain('backup-db');
+  });
+
+  it('? shows help; any key closes it', async () => {
+    const t = start(sample());
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press('?');
+    expect(t.frame()).toContain('Keys');
+    expect(t.frame()).toMatch(/p\s+pause the selected check/);
+    expect(t.frame()).not.toContain('backup-db');
+    await t.press('x');
+    expect(t.frame()).toContain('backup-db');
+  });
+
+  it('p asks before pausing: n cancels, y pauses', async () => {
+    const checks = sample();
+    const t = start(checks);
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press('/', 'backup', ENTER);
+    await t.press('p');
+    expect(t.lines()[22]).toContain('Pause check "backup-db"? [y/n]');
+    await t.press('n');
+    expect(t.backend.calls).toEqual([]);
+    expect(t.lines()[22]).toContain('cancelled');
+    await t.press('p', 'y');
+    await until(() => t.frame().includes('paused backup-db'), 'the result');
+    expect(t.backend.calls).toEqual([`PauseCheck ${checks[0]!.uuid}`]);
+    expect(t.line('backup-db')).toMatch(/paused\s+backup-db/);
+  });
+
+  it('r resumes a paused check after y; refuses a check that is not paused', async () => {
+    const checks = sample();
+    const t = start(checks);
+    await until(() => t.frame().includes('old-cleanup'), 'the table');
+    await t.press('G'); // the paused check sorts last
+    await t.press('r');
+    expect(t.lines()[22]).toContain('Resume check "old-cleanup"? [y/n]');
+    await t.press('y');
+    await until(() => t.backend.calls.length === 1, 'the call');
+    expect(t.backend.calls).toEqual([`ResumeCheck ${checks[2]!.uuid}`]);
+    await t.press('g', 'r');
+    expect(t.lines()[22]).toContain('nightly-report is not paused');
+  });
+
+  it('a read-only key cannot pause', async () => {
+    const backend = new FakeBackend(sample());
+    backend.project = { ...backend.project, read_only: true };
+    const ui = render(<App backend={backend} clock={() => T0} tickMs={60_000} size={{ columns: 80, rows: 24 }} />);
+    await until(() => plain(ui.lastFrame()).includes('backup-db'), 'the table');
+    expect(plain(ui.lastFrame())).toContain('acme (read-only)');
+    ui.stdin.write('p');
+    await wait();
+    expect(plain(ui.lastFrame())).toContain('read-only');
+    expect(backend.calls).toEqual([]);
+  });
+
+  it('Enter opens the details: pings with type and duration, flips as a timeline; esc goes back', async () => {
+    const checks = sample();
+    const b = checks[0]!;
+    const t = start(checks);
+    t.backend.details.set(b.uuid, {
+      check: b,
+      pings: [
+        { n: 3, type: 'success', date_ms: T0 - 3 * 60_000, rid: '', duration_s: 3.2, method: 'GET', remote_addr: '10.0.0.7', ua: 'curl', body_size: 0 },
+        { n: 2, type: 'start', date_ms: T0 - 3 * 60_000 - 3200, rid: '', duration_s: -1, method: 'GET', remote_addr: '10.0.0.7', ua: 'curl', body_size: 0 },
+        { n: 1, type: 'fail', date_ms: T0 - 3600_000, rid: '', duration_s: -1, method: 'POST', remote_addr: '10.0.0.7', ua: 'curl', body_size: 0 },
+      ],
+      flips: [
+        { timestamp_ms: T0 - 3 * 60_000, old_status: 'down', new_status: 'up', reason: '', revision: 9 },
+        { timestamp_ms: T0 - 3600_000, old_status: 'up', new_status: 'down', reason: 'fail', revision: 5 },
+      ],
+    });
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press('/', 'backup', ENTER, ENTER);
+    await until(() => t.frame().includes('Recent pings'), 'the detail view');
+    await until(() => t.frame().includes('success'), 'the pings');
+    const f = t.frame();
+    expect(t.backend.calls[0]).toBe(`GetCheck ${b.uuid} 100`);
+    expect(f).toMatch(/3m ago\s+success\s+3\.2s\s+GET 10\.0\.0\.7/);
+    expect(f).toMatch(/start\s+-/);
+    expect(f).toMatch(/every 1h, grace 5m/);
+    expect(f).toMatch(/down → up\s+for 3m/);
+    expect(f).toMatch(/up → down\s+fail\s+lasted 57m/);
+    expect(f).toMatch(/history █+▁+█+ last 1h/); // up, down for most of the hour, up again
+    await t.press(ESC);
+    expect(t.frame()).toContain('STATUS');
+  });
+});
+
+describe('10,000 checks', () => {
+  it('renders only the visible rows and moves quickly', async () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => (i % 100 === 0 ? down({ name: `job-${i}` }) : check({ name: `job-${i}` })));
+    const t = start(many);
+    await until(() => t.frame().includes('10000 checks'), 'the table', 5000);
+    expect(t.lines()).toHaveLength(23);
+    const started = performance.now();
+    await t.press(PGDN, PGDN, 'G');
+    expect(t.frame()).toMatch(/›up\s+job-9999/);
+    // Three key presses including the 15 ms pauses between them.
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+});

@@ -1,0 +1,136 @@
+// End to end, as an operator sees it: the real daemon as a child process and
+// the BUILT checktop (dist/tui/cli.js) in a tmux pane of 80x24. The screen is
+// read back with capture-pane, polled until the expected text shows. Proves:
+// the check row appears from the Watch snapshot; a ping over HTTP turns the
+// row up on screen; after the daemon is stopped the header says
+// "reconnecting…"; once a new daemon runs on the same data dir and gRPC port
+// the TUI is live again by itself and a new ping shows up.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, CHECKTOP_BIN, REPO_ROOT, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+
+const SOCKET = `checktop-e2e-${process.pid}`;
+const SESSION = 'checktop';
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+}
+
+function screen(): string {
+  return tmux('capture-pane', '-p', '-t', SESSION);
+}
+
+/** Polls the pane until `re` matches; the error shows the last screen. */
+async function waitForScreen(re: RegExp, what: string, timeoutMs = 15_000): Promise<string> {
+  const end = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    last = screen();
+    if (re.test(last)) return last;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; screen:\n${last}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** The e2e test runs what `npm run build` produced; a stale build would test old code. */
+function assertFreshBuild(): void {
+  if (!existsSync(CHECKTOP_BIN)) throw new Error(`${CHECKTOP_BIN} is missing: run \`npm run build\` first (npm test does)`);
+  const built = statSync(CHECKTOP_BIN).mtimeMs;
+  const src = join(REPO_ROOT, 'tui');
+  const stale = readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.tsx?$/.test(f))
+    .filter((f) => statSync(join(src, f)).mtimeMs > built);
+  if (stale.length > 0) throw new Error(`dist/tui is older than ${stale.join(', ')}: run \`npm run build\``);
+}
+
+describe('checktop in tmux against a child daemon', () => {
+  const dir = tempDir('checktop-e2e-');
+  let port: number;
+  let daemon: ChildDaemon;
+  let apiKey: string;
+  let uuid: string;
+
+  const serve = () =>
+    startChild(['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', `127.0.0.1:${port}`, '--api-rate-limit', '0']);
+
+  beforeAll(async () => {
+    if (spawnSync('tmux', ['-V']).error) throw new Error('tmux is not installed: apt-get install -y tmux (.ci/run does)');
+    assertFreshBuild();
+    const created = await runCli(['project', 'create', '--data-dir', dir.path, '--name', 'e2e-project', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    apiKey = JSON.parse(created.stdout).api_key;
+    port = await freePort();
+    daemon = await serve();
+    const r = await api(daemon.url, '/api/v3/checks/', { key: apiKey, body: { name: 'e2e-backup', tags: 'prod db', timeout: 3600, grace: 300 } });
+    expect(r.status).toBe(201);
+    uuid = r.json.uuid;
+
+    // A clean, explicit environment. CI=true on purpose: CI machines set it,
+    // and checktop must still draw (see tui/tty-env.ts).
+    const env = [
+      `PATH=${process.env.PATH ?? '/usr/bin:/bin'}`,
+      `HOME=${process.env.HOME ?? '/tmp'}`,
+      'TERM=xterm-256color',
+      'LANG=C.UTF-8',
+      'CI=true',
+      `CHECKD_API_KEY=${apiKey}`,
+    ];
+    const command = ['env', '-i', ...env, process.execPath, CHECKTOP_BIN, '--grpc', `127.0.0.1:${port}`]
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
+    tmux('new-session', '-d', '-x', '80', '-y', '24', '-s', SESSION, command);
+    // Keep the pane after an exit, so a crash leaves its message to read.
+    tmux('set-option', '-t', SESSION, 'remain-on-exit', 'on');
+  });
+
+  afterAll(async () => {
+    try {
+      tmux('kill-server');
+    } catch {
+      // already gone
+    }
+    await daemon?.stop();
+    dir.cleanup();
+  });
+
+  it('shows the check, follows a ping live, and reconnects after a daemon restart', async () => {
+    const first = await waitForScreen(/new\s+e2e-backup\s+prod db\s+never/, 'the check row');
+    const lines = first.split('\n');
+    expect(lines[0]).toMatch(/^checktop · e2e-project\s+● live\s+\d\d:\d\d:\d\d$/);
+    expect(lines[1]).toContain('1 checks  0 down 0 grace 0 running 1 new 0 up 0 paused');
+    expect(first).toContain('? help');
+
+    // A ping over HTTP: the row turns up on screen.
+    const t0 = Date.now();
+    const ping = await fetch(`${daemon.url}/ping/${uuid}`);
+    expect(ping.status).toBe(200);
+    await waitForScreen(/up\s+e2e-backup\s+prod db\s+just now\s+in 59m/, 'the ping on screen', 5000);
+    // The poll interval (50 ms) and tmux itself are in this number; the TUI's part is smaller.
+    expect(Date.now() - t0).toBeLessThan(1500);
+
+    // The daemon goes away: the TUI says so and keeps the last known table.
+    expect(await daemon.stop()).toBe(0);
+    const down = await waitForScreen(/reconnecting…/, 'reconnecting in the header');
+    expect(down.split('\n')[0]).toMatch(/reconnecting…/);
+    expect(down).toMatch(/up\s+e2e-backup/);
+
+    // Same data dir, same gRPC port: live again by itself, and a new ping shows.
+    daemon = await serve();
+    await waitForScreen(/● live/, 'live again', 15_000);
+    const fail = await fetch(`${daemon.url}/ping/${uuid}/fail`);
+    expect(fail.status).toBe(200);
+    const after = await waitForScreen(/down\s+e2e-backup\s+prod db\s+just now/, 'the new ping after the restart', 5000);
+    expect(after.split('\n')[1]).toContain('1 down');
+  });
+});
