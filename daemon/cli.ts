@@ -17,6 +17,7 @@ import {
   projectList,
   UsageError,
 } from './admin.js';
+import { resolveNotifyConfig, type RawNotifyOptions } from './notify/config.js';
 
 const EXIT_USAGE = 2;
 /** Start-up failed for a reason that is not a bad argument (port in use, ...). */
@@ -66,6 +67,9 @@ export function buildProgram(): Command {
     .option('--ping-body-limit <bytes>', 'bytes of a ping body stored [env CHECKD_PING_BODY_LIMIT, default 10000]')
     .option('--trust-proxy', 'take client addresses from X-Forwarded-For [env CHECKD_TRUST_PROXY]')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [env CHECKD_LOG_LEVEL, default info]')
+    .option('--smtp-url <url>', 'SMTP server of email channels: smtp://user:pass@host:port or smtps://... [env CHECKD_SMTP_URL]')
+    .option('--smtp-from <address>', 'From: of notification emails [env CHECKD_SMTP_FROM, default checkd@HOSTNAME]')
+    .option('--allow-shell', 'run the commands of shell channels [env CHECKD_ALLOW_SHELL]')
     .action(async (opts: RawServeOptions) => serve(opts));
 
   const project = program.command('project').description('manage projects');
@@ -95,6 +99,17 @@ export function buildProgram(): Command {
     .option('--name <name>', 'name, usable in the API channels parameter')
     .option('--value <value>', 'address, URL or command, depending on the kind')
     .action(async (opts) => channelCreate(opts.dataDir, opts, makeOutput(opts.json)));
+  adminCommand(channel.command('list').description("list a project's channels with their last delivery result"))
+    .requiredOption('--project <id>', 'project id')
+    .action(async (opts) => (await import('./notify/channels-admin.js')).channelList(opts.dataDir, opts, makeOutput(opts.json)));
+  adminCommand(channel.command('test').description('send a test notification through a channel; exit 1 if it fails'))
+    .argument('<id>', 'channel id')
+    .option('--smtp-url <url>', 'SMTP server for email channels [env CHECKD_SMTP_URL]')
+    .option('--smtp-from <address>', 'From: of the email [env CHECKD_SMTP_FROM]')
+    .option('--allow-shell', 'run a shell channel [env CHECKD_ALLOW_SHELL]')
+    .action(async (id: string, opts) =>
+      (await import('./notify/channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
+    );
 
   return program;
 }
@@ -112,6 +127,7 @@ async function serve(raw: RawServeOptions): Promise<void> {
 
   // Everything is validated before the data dir is touched: a bad flag writes nothing.
   const config = resolveServeConfig(raw, process.env);
+  config.notify = resolveNotifyConfig(raw as RawNotifyOptions, process.env);
   await checkListenHosts(config);
   // Logs go to stderr: stdout carries the ready line only (contract.md).
   const logger = createLogger(

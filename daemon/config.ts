@@ -1,5 +1,6 @@
 // Settings of `checkd serve` (contract.md): flags win over env vars, env vars
 // over defaults. Everything is validated here, before anything is opened.
+import type { NotifyConfig } from './notify/config.js';
 import { lstatSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
@@ -14,6 +15,8 @@ export interface ServeConfig {
   pingBodyLimit: number;
   trustProxy: boolean;
   logLevel: string;
+  /** Notifier settings (daemon/notify/config.ts); defaults when absent. */
+  notify?: NotifyConfig;
 }
 
 export class ConfigError extends Error {}

@@ -11,6 +11,8 @@ import { PingService } from './service/pings.js';
 import { registerPingRoutes } from './ping/routes.js';
 import { EventTail } from './event-tail.js';
 import { DeadlineMonitor } from './monitor/deadlines.js';
+import { Notifier } from './notify/notifier.js';
+import { NOTIFY_DEFAULTS } from './notify/config.js';
 import { Store } from './store/store.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
@@ -23,6 +25,7 @@ export interface RunningDaemon {
   events: EventTail;
   monitor: DeadlineMonitor;
   hub: WatchHub;
+  notifier: Notifier;
   httpAddress: string;
   grpcAddress: string;
   stop(): Promise<void>;
@@ -67,6 +70,10 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   const onWrite = () => events.nudge();
   const monitor = new DeadlineMonitor(store, clock, logger.child({ component: 'monitor' }), onWrite);
   events.subscribe(monitor.onEvents);
+  const notifier = new Notifier(store, clock, logger.child({ component: 'notifier' }), config.notify ?? NOTIFY_DEFAULTS, config.baseUrl);
+  // The cursor exists before the monitor's catch-up can flip anything.
+  await notifier.init();
+  events.subscribe(notifier.onEvents);
   const hub = new WatchHub(store, clock);
   events.subscribe(hub.onEvents);
   const metrics = new Metrics(store, clock, config.dataDir);
@@ -117,6 +124,8 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
     await store.close();
     throw new ListenError('gRPC', config.grpcListen, err);
   }
+  // Deliveries begin once both listeners are up (a failed start leaves nothing running).
+  notifier.start();
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
@@ -130,7 +139,8 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
       clearTimeout(force);
       events.stop();
       await monitor.stop();
+      await notifier.stop();
       await store.close();
     })());
-  return { store, http, grpc, events, monitor, hub, httpAddress, grpcAddress: grpc.address, stop };
+  return { store, http, grpc, events, monitor, hub, notifier, httpAddress, grpcAddress: grpc.address, stop };
 }

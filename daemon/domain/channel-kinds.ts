@@ -1,5 +1,6 @@
 // Channel kinds checkd can deliver to, and validation of their values at
 // creation time, so that a bad value is refused before anything is stored.
+import { checkStructuredValue } from './channel-values.js';
 
 export const CHANNEL_KINDS = ['email', 'webhook', 'shell', 'slack', 'discord', 'ntfy'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
@@ -27,6 +28,9 @@ export function validateChannel(kind: string, rawValue: string): ChannelCheck {
   }
   // Surrounding blanks are copy-paste noise; a shell command keeps its inner spacing.
   const value = rawValue.trim();
+  // JSON values and ntfy topics (docs/notifications.md): checked in full there.
+  const structured = checkStructuredValue(kind, value);
+  if (structured !== null) return structured;
   switch (kind as ChannelKind) {
     case 'email':
       return EMAIL_RE.test(value)

@@ -5,6 +5,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { loadCheckdProto, serverServiceDefinition, SERVICE_NAME } from './proto.js';
 import { checkMsg, flipMsg, pingMsg } from './messages.js';
 import { WatchHub } from './watch.js';
+import { listChannelDeliveries } from '../notify/listing.js';
 import { API_KEY_LENGTH, UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
 import type { HealthImplementation } from 'grpc-health-check';
 import type { AuthResult, Store } from '../store/store.js';
@@ -128,6 +129,24 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
       if (result.kind === 'not-paused') throw new RpcError(grpc.status.FAILED_PRECONDITION, 'check is not paused');
       deps.onWrite?.();
       return checkMsg(result.check, clock.now(), false);
+    }),
+    ListChannels: unary(logger, (_req: object, md) => {
+      const auth = authenticate(store, md, 'read');
+      if (auth.readOnly) throw new RpcError(grpc.status.PERMISSION_DENIED, 'read-only key: ListChannels needs a read-write key');
+      return {
+        channels: listChannelDeliveries(store, auth.project.id).map((c) => ({
+          id: c.id,
+          name: c.name,
+          kind: c.kind,
+          last_status: c.state,
+          last_error: c.error,
+          last_attempt_ms: c.lastAttemptAt ?? 0,
+          last_success_ms: c.lastSuccessAt ?? 0,
+          last_duration_ms: c.lastDurationMs ?? 0,
+          pending: c.pending,
+          created_ms: c.createdAt,
+        })),
+      };
     }),
     Watch: (call: grpc.ServerWritableStream<{ since_revision: number }, never>) => {
       let auth: AuthResult;

@@ -11,6 +11,7 @@ import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
 import { createLogger } from '../../daemon/log.js';
 import { ManualClock, systemClock, type Clock } from '../../daemon/clock.js';
 import type { ServeConfig } from '../../daemon/config.js';
+import { NOTIFY_DEFAULTS, type NotifyConfig } from '../../daemon/notify/config.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const CHECKD_BIN = join(REPO_ROOT, 'dist/daemon/cli.js');
@@ -49,6 +50,8 @@ export async function startInProcess(
     listen?: { host: string; port: number };
     /** gRPC address (host:port or unix:/path); default 127.0.0.1 on a free port. */
     grpcListen?: string;
+    /** Notifier settings over the defaults (SMTP, shell, retry timings). */
+    notify?: Partial<NotifyConfig>;
   } = {},
 ): Promise<InProcessDaemon> {
   const dataDir = opts.dataDir ?? tempDir().path;
@@ -61,6 +64,7 @@ export async function startInProcess(
     pingBodyLimit: opts.pingBodyLimit ?? 10000,
     trustProxy: opts.trustProxy ?? false,
     logLevel: 'silent',
+    notify: { ...NOTIFY_DEFAULTS, ...opts.notify },
   };
   const clock = opts.clock ?? systemClock;
   const daemon = await startDaemon(config, createLogger('silent'), clock);

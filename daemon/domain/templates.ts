@@ -1,0 +1,70 @@
+// Placeholder substitution for notification templates (notifications.md §4.2,
+// §4.3, §5) and the escapers that make a value safe for where it lands: a URL,
+// a JSON string, a shell word, an HTTP header. Pure functions, no I/O.
+
+/**
+ * The upstream substitution algorithm (hc/lib/string.py `replace`): split on
+ * `$`; each later piece, with its `$` put back, is matched against the
+ * placeholders in the given order; the first placeholder it starts with is
+ * replaced once. Substituted values are never rescanned.
+ */
+export function substitute(template: string, values: ReadonlyArray<readonly [string, string]>): string {
+  const pieces = template.split('$');
+  let out = pieces[0] ?? '';
+  for (let i = 1; i < pieces.length; i++) {
+    const piece = '$' + pieces[i]!;
+    const hit = values.find(([placeholder]) => piece.startsWith(placeholder));
+    out += hit ? hit[1] + piece.slice(hit[0].length) : piece;
+  }
+  return out;
+}
+
+/**
+ * Percent-encoding of every character except letters, digits, `_ . - ~` and
+ * `/` (Python's `urllib.parse.quote` with its default safe set), over UTF-8.
+ */
+export function urlEncode(value: string): string {
+  let out = '';
+  for (const byte of Buffer.from(value, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9_.\-~/]/.test(c) ? c : '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+/** The inside of a JSON string literal (no surrounding quotes). */
+export function jsonEscape(value: string): string {
+  return JSON.stringify(value).slice(1, -1);
+}
+
+/**
+ * POSIX shell quoting (Python's `shlex.quote`): words made only of safe
+ * characters are left alone, the empty word is `''`, anything else is single
+ * quoted with each `'` written as `'"'"'`.
+ */
+export function shellQuote(value: string): string {
+  if (value === '') return "''";
+  if (/^[A-Za-z0-9@%+=:,./_-]+$/.test(value)) return value;
+  return "'" + value.replace(/'/g, `'"'"'`) + "'";
+}
+
+/**
+ * A header value that HTTP can carry: characters outside latin-1 become XML
+ * character references (`bār` → `b&#257;r`), line breaks and other control
+ * characters become spaces (a value can never start another header).
+ */
+export function headerSafe(value: string): string {
+  let out = '';
+  for (const ch of value) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x20 || cp === 0x7f) out += ' ';
+    else if (cp > 0xff) out += `&#${cp};`;
+    else out += ch;
+  }
+  return out;
+}
+
+/** A valid HTTP header name (RFC 9110 token). */
+export function isHeaderName(name: string): boolean {
+  return /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name);
+}

@@ -1,0 +1,91 @@
+// `checkd channel test` and `checkd channel list`.
+import { performance } from 'node:perf_hooks';
+import { Store } from '../store/store.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { NotifyStore } from '../store/notify.js';
+import { listChannelDeliveries } from './listing.js';
+import { systemClock } from '../clock.js';
+import { isoSeconds } from '../domain/format.js';
+import { UUID_RE } from '../domain/ids.js';
+import { UsageError, type Output } from '../admin.js';
+import { resolveNotifyConfig, type RawNotifyOptions } from './config.js';
+import { testNotification } from './notifier.js';
+import { deliver } from './transports.js';
+
+function openExisting(dataDir: string, what: string): Store {
+  // Never create an environment just to find nothing in it.
+  if (!existsSync(join(dataDir, 'data.mdb'))) throw new UsageError(`${what} (the data dir ${dataDir} holds no checkd data)`);
+  return Store.open(dataDir);
+}
+
+export async function channelList(dataDir: string, opts: { project: string }, out: Output): Promise<void> {
+  const noProject = `no project with id "${opts.project}" (see: checkd project list)`;
+  const store = openExisting(dataDir, noProject);
+  try {
+    if (!store.getProject(opts.project)) throw new UsageError(noProject);
+    const rows = listChannelDeliveries(store, opts.project);
+    const channels = rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      kind: r.kind,
+      last_status: r.state,
+      last_error: r.error,
+      last_attempt: r.lastAttemptAt === null ? null : isoSeconds(r.lastAttemptAt),
+      last_success: r.lastSuccessAt === null ? null : isoSeconds(r.lastSuccessAt),
+      last_duration_ms: r.lastDurationMs,
+      pending: r.pending,
+    }));
+    const human =
+      rows.length === 0
+        ? 'no channels (create one: checkd channel create --project ID --kind KIND --value VALUE)'
+        : [
+            'ID                                    KIND     STATUS    PENDING  LAST ATTEMPT               NAME / LAST ERROR',
+            ...channels.map((c) => {
+              const line = `${c.id.padEnd(36)}  ${c.kind.padEnd(7)}  ${c.last_status.padEnd(8)}  ${String(c.pending).padStart(7)}  ${(c.last_attempt ?? '-').padEnd(25)}  ${c.name}`;
+              return c.last_error ? `${line}\n${' '.repeat(38)}error: ${c.last_error}` : line;
+            }),
+          ].join('\n');
+    out.print({ channels }, human);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Send a test notification through the channel's real transport, once, and
+ * report it. Failure: the error on stderr (or in the JSON) and exit code 1.
+ */
+export async function channelTest(
+  dataDir: string,
+  opts: RawNotifyOptions & { id: string; baseUrl?: string },
+  out: Output,
+): Promise<void> {
+  const noChannel = `no channel with id "${opts.id}" (see: checkd channel list --project ID)`;
+  if (!UUID_RE.test(opts.id)) throw new UsageError(noChannel);
+  const settings = resolveNotifyConfig(opts, process.env);
+  const store = openExisting(dataDir, noChannel);
+  try {
+    const channel = store.getChannel(opts.id);
+    if (!channel) throw new UsageError(noChannel);
+    const now = systemClock.now();
+    const projectName = store.getProject(channel.projectId)?.name ?? '';
+    const baseUrl = (opts.baseUrl ?? process.env.CHECKD_BASE_URL ?? 'http://localhost:8000').replace(/\/+$/, '');
+    const n = testNotification(channel, projectName, now, baseUrl);
+    const t0 = performance.now();
+    const result = await deliver(channel, n, settings);
+    const durationMs = Math.round(performance.now() - t0);
+    const error = result.ok ? null : result.error;
+    await new NotifyStore(store).recordTest(channel.id, systemClock.now(), durationMs, error);
+    const doc = { id: channel.id, kind: channel.kind, event: n.event, ok: result.ok, error: error ?? '', duration_ms: durationMs };
+    if (result.ok) {
+      out.print(doc, `test notification (${n.event}) sent through ${channel.kind} channel ${channel.id} in ${durationMs} ms`);
+    } else {
+      if (out.json) out.print(doc, '');
+      else process.stderr.write(`checkd: test notification through ${channel.kind} channel ${channel.id} failed: ${error}\n`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,297 @@
+// What a notification says: the facts of one event (a check going down or up)
+// and how each channel kind renders them (webhook placeholders, shell
+// placeholders and environment, e-mail text and HTML, Slack/Discord and ntfy
+// payloads). Pure functions over plain data.
+import { isoSeconds } from '../domain/format.js';
+import { tagList } from '../domain/ids.js';
+import { jsonEscape, shellQuote, substitute, urlEncode } from '../domain/templates.js';
+import type { CheckRecord, FlipRecord, PingKind } from '../domain/types.js';
+import type { NotifyEventName } from '../domain/channel-values.js';
+
+/** The last ping at or before the flip (notifications.md §1). */
+export interface LastPingInfo {
+  n: number;
+  kind: PingKind;
+  date: number;
+  remoteAddr: string | null;
+  exitStatus: number | null;
+  /** The body decoded as UTF-8 (with replacement), at most its last BODY_KEEP characters. */
+  body: string;
+  bodyCut: boolean;
+}
+
+/** Characters of the last ping body a notification carries. */
+export const BODY_KEEP = 10_000;
+
+export interface Notification {
+  event: NotifyEventName;
+  /** The check as it was when it flipped. */
+  check: CheckRecord;
+  flip: FlipRecord;
+  lastPing: LastPingInfo | null;
+  /** For up events: time since the previous flip, when that flip went down. */
+  downtimeMs: number | null;
+  projectName: string;
+  /** `$JSON`: the check's API v3 representation, made when the notification is sent. */
+  checkJson: string;
+  /** A `checkd channel test` message, not a real flip. */
+  test: boolean;
+}
+
+export function decodeBody(body: Uint8Array | null): { body: string; bodyCut: boolean } {
+  if (!body || body.length === 0) return { body: '', bodyCut: false };
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(body);
+  return text.length > BODY_KEEP ? { body: text.slice(-BODY_KEEP), bodyCut: true } : { body: text, bodyCut: false };
+}
+
+export function displayName(check: CheckRecord): string {
+  return check.name !== '' ? check.name : check.uuid;
+}
+
+export function humanDuration(ms: number): string {
+  let s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return s === 1 ? '1 second' : `${s} seconds`;
+  const units: Array<[string, number]> = [
+    ['week', 7 * 86400],
+    ['day', 86400],
+    ['hour', 3600],
+    ['minute', 60],
+  ];
+  const parts: string[] = [];
+  for (const [name, size] of units) {
+    const n = Math.floor(s / size);
+    if (n > 0) {
+      parts.push(`${n} ${name}${n === 1 ? '' : 's'}`);
+      s -= n * size;
+    }
+    if (parts.length === 2) break;
+  }
+  return parts.join(' ');
+}
+
+export function reasonSentence(flip: FlipRecord): string | null {
+  if (flip.reason === 'timeout') return 'Success signal did not arrive on time, grace time passed.';
+  if (flip.reason === 'fail') return 'Received a failure signal.';
+  return null;
+}
+
+/** The sentence under the headline: why it went down, or how long it was down. */
+export function summarySentence(n: Notification): string | null {
+  if (n.test) return 'This is a test notification sent by checkd channel test.';
+  if (n.event === 'down') return reasonSentence(n.flip);
+  return n.downtimeMs === null ? null : `The downtime lasted ${humanDuration(n.downtimeMs)}.`;
+}
+
+export function pingKindText(p: LastPingInfo): string {
+  if (p.exitStatus !== null && (p.kind === 'success' || p.kind === 'fail')) return `Exit status ${p.exitStatus}`;
+  return { success: 'Success', fail: 'Failure', start: 'Start', log: 'Log', ign: 'Ignored' }[p.kind];
+}
+
+export function lastPingText(n: Notification): string {
+  const p = n.lastPing;
+  if (!p) return 'Never';
+  const ago = humanDuration(Math.max(0, n.flip.created - p.date));
+  return `${pingKindText(p)}, ${isoSeconds(p.date)} (${ago} before the status change)${p.remoteAddr ? `, from ${p.remoteAddr}` : ''}`;
+}
+
+/** Label/value rows shared by the e-mail, chat and ntfy renderings. */
+export function detailRows(n: Notification): Array<[string, string]> {
+  const c = n.check;
+  const rows: Array<[string, string]> = [];
+  if (c.desc !== '') rows.push(['Description', c.desc]);
+  rows.push(['Project', n.projectName]);
+  const tags = tagList(c.tags);
+  if (tags.length > 0) rows.push(['Tags', tags.join(' ')]);
+  if (c.kind === 'simple') rows.push(['Period', humanDuration(c.timeout * 1000)]);
+  else {
+    rows.push(['Schedule', c.schedule]);
+    rows.push(['Time Zone', c.tz]);
+  }
+  rows.push(['Total Pings', String(c.nPings)]);
+  rows.push(['Last Ping', lastPingText(n)]);
+  rows.push(['Status Changed', isoSeconds(n.flip.created)]);
+  return rows;
+}
+
+function headline(n: Notification): string {
+  return `"${displayName(n.check)}" ${n.event === 'down' ? 'has gone down' : 'is up again'}.`;
+}
+
+// ---- webhook -------------------------------------------------------------------
+
+export type TemplatePlace = 'url' | 'body' | 'header';
+
+/**
+ * The placeholder values of notifications.md §4.2 in the order of §4.3, each
+ * made safe for where it lands: URL-encoded in a URL, JSON-escaped in a body
+ * sent as JSON (`jsonBody`), as is elsewhere. `$BODY` and `$BODY_JSON` exist in
+ * bodies only.
+ */
+export function webhookValues(n: Notification, place: TemplatePlace, jsonBody = false): Array<[string, string]> {
+  const c = n.check;
+  const tags = tagList(c.tags);
+  const exit = n.lastPing?.exitStatus ?? null;
+  // raw: safe anywhere (uuid, status, digits, slug); text: escaped per place.
+  const text = (v: string) => (place === 'url' ? urlEncode(v) : place === 'body' && jsonBody ? jsonEscape(v) : v);
+  const literal = (v: string) => (place === 'url' ? urlEncode(v) : v);
+  const values: Array<[string, string]> = [
+    ['$CODE', c.uuid],
+    ['$STATUS', n.event],
+    ['$NOW', text(isoSeconds(n.flip.created))],
+    ['$NAME_JSON', literal(JSON.stringify(c.name))],
+    ['$NAME', text(c.name)],
+    ['$SLUG', text(c.slug)],
+    ['$TAGS', text(c.tags)],
+    ['$JSON', literal(n.checkJson)],
+  ];
+  if (place === 'body') {
+    const body = n.lastPing?.body ?? '';
+    values.push(['$BODY_JSON', JSON.stringify(body)], ['$BODY', text(body)]);
+  }
+  values.push(['$EXITSTATUS', exit === null ? '-1' : String(exit)]);
+  tags.forEach((tag, i) => values.push([`$TAG${i + 1}`, text(tag)]));
+  return values;
+}
+
+// ---- shell ---------------------------------------------------------------------
+
+/** The command with its placeholders filled, shell-quoted (notifications.md §5). */
+export function shellCommand(template: string, n: Notification): string {
+  const c = n.check;
+  const exit = n.lastPing?.exitStatus ?? null;
+  const values: Array<[string, string]> = [
+    ['$CODE', c.uuid],
+    ['$STATUS', n.event],
+    ['$NOW', isoSeconds(n.flip.created)],
+    ['$NAME', shellQuote(c.name)],
+    ['$SLUG', shellQuote(c.slug)],
+    ['$TAGS', shellQuote(c.tags)],
+    ['$EXITSTATUS', exit === null ? '-1' : String(exit)],
+  ];
+  tagList(c.tags).forEach((tag, i) => values.push([`$TAG${i + 1}`, shellQuote(tag)]));
+  return substitute(template, values);
+}
+
+/** The check's details for a shell command's environment. */
+export function shellEnv(n: Notification): Record<string, string> {
+  const c = n.check;
+  return {
+    CHECKD_STATUS: n.event,
+    CHECKD_CODE: c.uuid,
+    CHECKD_NAME: c.name,
+    CHECKD_SLUG: c.slug,
+    CHECKD_TAGS: c.tags,
+    CHECKD_DESC: c.desc,
+    CHECKD_PROJECT: n.projectName,
+    CHECKD_NOW: isoSeconds(n.flip.created),
+    CHECKD_REASON: n.event === 'down' ? n.flip.reason : '',
+    CHECKD_EXITSTATUS: n.lastPing?.exitStatus == null ? '-1' : String(n.lastPing.exitStatus),
+    CHECKD_DOWNTIME_S: n.downtimeMs === null ? '' : String(Math.round(n.downtimeMs / 1000)),
+    CHECKD_TEST: n.test ? '1' : '0',
+  };
+}
+
+// ---- e-mail --------------------------------------------------------------------
+
+export function emailSubject(n: Notification): string {
+  return `${n.event === 'down' ? 'DOWN' : 'UP'} | ${displayName(n.check)}`;
+}
+
+export function emailText(n: Notification): string {
+  const lines = [headline(n), ''];
+  const summary = summarySentence(n);
+  if (summary) lines.push(summary, '');
+  for (const [label, value] of detailRows(n)) lines.push(`${label}: ${value}`);
+  lines.push(`Check UUID: ${n.check.uuid}`);
+  if (n.lastPing && n.lastPing.body !== '') {
+    lines.push('', n.lastPing.bodyCut ? `Last ping body (its last ${BODY_KEEP} characters):` : 'Last ping body:', n.lastPing.body);
+  }
+  lines.push('', '-- ', 'Sent by checkd.');
+  return lines.join('\n') + '\n';
+}
+
+function html(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+}
+
+export function emailHtml(n: Notification): string {
+  const color = n.event === 'down' ? '#d9534f' : '#22bc66';
+  const summary = summarySentence(n);
+  const rows = [...detailRows(n), ['Check UUID', n.check.uuid] as [string, string]]
+    .map(([label, value]) => `<tr><th align="left">${html(label)}</th><td>${html(value)}</td></tr>`)
+    .join('\n');
+  const body =
+    n.lastPing && n.lastPing.body !== ''
+      ? `<p>${n.lastPing.bodyCut ? `Last ping body (its last ${BODY_KEEP} characters):` : 'Last ping body:'}</p>\n<pre>${html(n.lastPing.body)}</pre>\n`
+      : '';
+  return [
+    '<!DOCTYPE html>',
+    '<html><body>',
+    `<h2 style="color:${color}">${html(headline(n))}</h2>`,
+    summary ? `<p>${html(summary)}</p>` : '',
+    `<table>\n${rows}\n</table>`,
+    body,
+    '<p>Sent by checkd.</p>',
+    '</body></html>',
+  ]
+    .filter((l) => l !== '')
+    .join('\n');
+}
+
+// ---- Slack, Discord ------------------------------------------------------------
+
+/** Slack's incoming-webhook message (also Discord's `/slack` endpoint). */
+export function slackPayload(n: Notification, kind: 'slack' | 'discord'): Record<string, unknown> {
+  const name = displayName(n.check);
+  const up = n.event === 'up';
+  const status = up ? 'UP' : 'DOWN';
+  const c = n.check;
+  const fields: Array<{ title: string; value: string; short: boolean }> = [];
+  if (c.desc !== '') fields.push({ title: 'Description', value: c.desc, short: false });
+  fields.push({ title: 'Project', value: n.projectName, short: true });
+  const tags = tagList(c.tags);
+  if (tags.length > 0) fields.push({ title: 'Tags', value: tags.map((t) => `\`${t}\``).join(' '), short: true });
+  if (c.kind === 'simple') fields.push({ title: 'Period', value: humanDuration(c.timeout * 1000), short: true });
+  else {
+    // Discord renders *...* as emphasis: keep the schedule's asterisks literal.
+    const schedule = kind === 'discord' ? c.schedule.replace(/\*/g, '\\*') : c.schedule;
+    fields.push({ title: 'Schedule', value: schedule, short: true }, { title: 'Time Zone', value: c.tz, short: true });
+  }
+  fields.push({ title: 'Total Pings', value: String(c.nPings), short: true });
+  fields.push({ title: 'Last Ping', value: lastPingText(n), short: false });
+  if (n.lastPing && n.lastPing.body !== '') {
+    const body = n.lastPing.body.length > 1000 ? n.lastPing.body.slice(0, 1000) + '…' : n.lastPing.body;
+    fields.push({ title: 'Last Ping Body', value: '```\n' + body.replace(/```/g, '`\u200b``') + '\n```', short: false });
+  }
+  return {
+    username: 'checkd',
+    attachments: [
+      {
+        color: up ? 'good' : 'danger',
+        fallback: `The check "${name}" is ${status}.`,
+        title: `“${name}” is ${status}.`,
+        text: summarySentence(n),
+        mrkdwn_in: ['fields'],
+        fields,
+      },
+    ],
+  };
+}
+
+// ---- ntfy ----------------------------------------------------------------------
+
+export function ntfyPayload(n: Notification, topic: string, priority: number): Record<string, unknown> {
+  const name = displayName(n.check);
+  const lines: string[] = [];
+  const summary = summarySentence(n);
+  if (summary) lines.push(summary, '');
+  for (const [label, value] of detailRows(n)) lines.push(`**${label}:** ${value}`);
+  return {
+    topic,
+    priority,
+    title: `${name} is ${n.event === 'down' ? 'DOWN' : 'UP'}`,
+    message: lines.join('\n'),
+    markdown: true,
+    tags: [n.event === 'down' ? 'red_circle' : 'green_circle'],
+  };
+}
