@@ -135,8 +135,14 @@ export class Notifier {
   }
 
   /** EventTail subscriber: new events may hold flips. */
-  readonly onEvents = (_events: StoredEvent[]): void => {
-    if (this.started) this.kick();
+  readonly onEvents = (events: StoredEvent[]): void => {
+    if (!this.started || this.stopped) return;
+    // The common case (pings that flip nothing): step over them without a scan.
+    if (this.scanning === null && events.length > 0 && events[0]!.rev === this.memCursor + 1 && !events.some(isNotifiable)) {
+      this.memCursor = events[events.length - 1]!.rev;
+      return;
+    }
+    this.kick();
   };
 
   /** Deliveries waiting in the outbox (for tests and metrics). */
@@ -272,13 +278,14 @@ export class Notifier {
     const channel = this.store.getChannel(job.channelId);
     if (!channel) {
       await this.ns.drop(job);
-      this.logger.info(log, 'notification dropped: the channel does not exist any more');
+      this.logger.info({ ...log, result: 'dropped' }, 'notification dropped: the channel does not exist any more');
       return;
     }
     const current = this.store.getCheck(job.checkUuid);
     if (!current) {
-      await this.ns.giveUp(job, this.clock.now(), 0, 'Channel or check does not exist any more');
-      this.logger.info({ ...log, kind: channel.kind }, 'notification dropped: the check does not exist any more');
+      // Deleted since it flipped: nothing to tell (upstream drops these too). The channel's status is left alone.
+      await this.ns.drop(job);
+      this.logger.info({ ...log, kind: channel.kind, result: 'dropped' }, 'notification dropped: the check does not exist any more');
       return;
     }
     const n = jobNotification(this.store, job, current, this.clock.now(), this.baseUrl);

@@ -116,7 +116,18 @@ export async function httpDeliver(
   const headers = { ...call.headers };
   if (!hasHeader(headers, 'user-agent')) headers['User-Agent'] = USER_AGENT;
   try {
-    new URL(url);
+    // fetch refuses URLs with credentials: send them as Basic authentication instead.
+    const parsed = new URL(url);
+    if (parsed.username !== '' || parsed.password !== '') {
+      if (!hasHeader(headers, 'authorization')) {
+        const user = decodeURIComponent(parsed.username);
+        const pass = decodeURIComponent(parsed.password);
+        headers.Authorization = 'Basic ' + Buffer.from(`${user}:${pass}`, 'utf8').toString('base64');
+      }
+      parsed.username = '';
+      parsed.password = '';
+      url = parsed.toString();
+    }
   } catch {
     return fail('Invalid URL after filling in the placeholders', true);
   }

@@ -193,7 +193,7 @@ export class NotifyStore {
     });
   }
 
-  /** Drop a job whose channel no longer exists (nothing to record it on). */
+  /** Drop a job whose channel or check no longer exists (nothing is recorded). */
   async drop(job: DeliveryJob): Promise<void> {
     await this.store.transact(() => this.d.outbox.remove(jobKey(job)));
   }

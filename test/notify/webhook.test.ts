@@ -119,6 +119,33 @@ describe('webhook channel', () => {
     expect(listed.json.channels.map((c: { id: string }) => c.id)).toContain(other.id);
   });
 
+  it('credentials in the URL go out as Basic authentication', async () => {
+    const hook = await makeChannel(d, p, 'webhook', `http://bob:p%40ss@127.0.0.1:${rx.port}/basic/$CODE`);
+    const check = await makeCheck(d, p, { name: 'basic', channels: hook.id });
+    await goDown(d.url, check.uuid);
+    await rx.waitFor(() => rx.on(`/basic/${check.uuid}`).length === 1);
+    expect(rx.on(`/basic/${check.uuid}`)[0]!.headers.authorization).toBe('Basic ' + Buffer.from('bob:p@ss').toString('base64'));
+  });
+
+  it('a flip of a check deleted before its delivery is dropped', async () => {
+    rx.respond = (r) => (r.url.startsWith('/deleted/') ? { status: 503 } : undefined);
+    try {
+      const hook = await makeChannel(d, p, 'webhook', `${rx.url}/deleted/$CODE`);
+      const check = await makeCheck(d, p, { name: 'short-lived', channels: hook.id });
+      await goDown(d.url, check.uuid);
+      await rx.waitFor(() => rx.on(`/deleted/${check.uuid}`).length >= 1);
+      const del = await api(d.url, `/api/v3/checks/${check.uuid}`, { key: p.apiKey, method: 'DELETE' });
+      expect(del.status).toBe(200);
+      const { listChannelDeliveries } = await import('../../daemon/notify/listing.js');
+      await waitUntil(() => listChannelDeliveries(d.daemon.store, p.id).find((c) => c.id === hook.id)!.pending === 0);
+      const n = rx.on(`/deleted/${check.uuid}`).length;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(rx.on(`/deleted/${check.uuid}`)).toHaveLength(n);
+    } finally {
+      rx.respond = () => undefined;
+    }
+  });
+
   it('a timeout flip (deadline passed) is notified with its reason', async () => {
     const hook = await makeChannel(d, p, 'webhook', JSON.stringify({ url_down: `${rx.url}/late/$CODE`, method_down: 'POST', body_down: '$NOW' }));
     const check = await makeCheck(d, p, { name: 'late', timeout: 60, grace: 60, channels: hook.id });
