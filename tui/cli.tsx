@@ -57,7 +57,6 @@ async function main(): Promise<void> {
   const apiKey = opts.apiKey?.trim();
   if (!address || address === 'unix:') fail('--grpc: expected host:port or unix:/path.sock');
   if (!apiKey) fail('an API key is required: --api-key KEY or CHECKD_API_KEY');
-  if (!process.stdin.isTTY || !process.stdout.isTTY) fail('needs a terminal; over SSH use `ssh -t`');
 
   const client = new WatchClient({ address, apiKey, connectTimeoutMs: CONNECT_TIMEOUT_MS });
   try {
@@ -66,6 +65,11 @@ async function main(): Promise<void> {
     client.stop();
     if (grpcCode(err) === grpc.status.UNAUTHENTICATED) fail(`checkd at ${address} refused the API key (${describeGrpcError(err)})`);
     fail(`cannot connect to checkd at ${address}: ${describeGrpcError(err)}`);
+  }
+  // Checked after the connection, so a script can still test address and key.
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    client.stop();
+    fail('needs a terminal; over SSH use `ssh -t`');
   }
 
   process.stdout.write(ENTER_ALT_SCREEN);

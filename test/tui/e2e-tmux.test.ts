@@ -6,11 +6,11 @@
 // "reconnecting…"; once a new daemon runs on the same data dir and gRPC port
 // the TUI is live again by itself and a new ping shows up.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, CHECKTOP_BIN, REPO_ROOT, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { api, CHECKTOP_BIN, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { assertFreshBuild } from './built.js';
 
 const SOCKET = `checktop-e2e-${process.pid}`;
 const SESSION = 'checktop';
@@ -43,23 +43,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** The e2e test runs what `npm run build` produced; a stale build would test old code. */
-function assertFreshBuild(): void {
-  if (!existsSync(CHECKTOP_BIN)) throw new Error(`${CHECKTOP_BIN} is missing: run \`npm run build\` first (npm test does)`);
-  const built = statSync(CHECKTOP_BIN).mtimeMs;
-  const src = join(REPO_ROOT, 'tui');
-  const stale = readdirSync(src, { recursive: true, encoding: 'utf8' })
-    .filter((f) => /\.tsx?$/.test(f))
-    .filter((f) => statSync(join(src, f)).mtimeMs > built);
-  if (stale.length > 0) throw new Error(`dist/tui is older than ${stale.join(', ')}: run \`npm run build\``);
-}
-
 describe('checktop in tmux against a child daemon', () => {
   const dir = tempDir('checktop-e2e-');
   let port: number;
   let daemon: ChildDaemon;
   let apiKey: string;
   let uuid: string;
+  let socketPath = '';
 
   const serve = () =>
     startChild(['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', `127.0.0.1:${port}`, '--api-rate-limit', '0']);
@@ -92,6 +82,7 @@ describe('checktop in tmux against a child daemon', () => {
     tmux('new-session', '-d', '-x', '80', '-y', '24', '-s', SESSION, command);
     // Keep the pane after an exit, so a crash leaves its message to read.
     tmux('set-option', '-t', SESSION, 'remain-on-exit', 'on');
+    socketPath = tmux('display-message', '-p', '#{socket_path}').trim();
   });
 
   afterAll(async () => {
@@ -100,6 +91,8 @@ describe('checktop in tmux against a child daemon', () => {
     } catch {
       // already gone
     }
+    // tmux leaves its socket file behind.
+    if (socketPath) rmSync(socketPath, { force: true });
     await daemon?.stop();
     dir.cleanup();
   });

@@ -166,6 +166,25 @@ describe('WatchClient against a real daemon', () => {
     expect(Date.now() - t0).toBeLessThan(3500);
   });
 
+  it('talks over a unix socket too (--grpc unix:/path.sock)', async () => {
+    const sockDir = tempDir('checktop-sock-');
+    const sock = `unix:${sockDir.path}/grpc.sock`;
+    const other = await startInProcess({ grpcListen: sock });
+    try {
+      const p = await other.createProject({ name: 'over-unix' });
+      const uuid = await createCheck(other.url, p.apiKey, { name: 'u', timeout: 3600, grace: 60 });
+      const c = new WatchClient({ address: sock, apiKey: p.apiKey, backoff: FAST });
+      clients.push(c);
+      const rec = new Recorder(c);
+      await waitFor(() => rec.status(uuid) === 'new', 'the snapshot over the socket');
+      expect(rec.state.project?.name).toBe('over-unix');
+      c.stop();
+    } finally {
+      await other.stop();
+      sockDir.cleanup();
+    }
+  });
+
   it('reconnects after a restart and resumes from its revision: no flip lost, none twice', async () => {
     const uuid = await createCheck(d.url, project.apiKey, { name: 'restart', timeout: 3600, grace: 60 });
     const c = client();

@@ -20,7 +20,7 @@ export function HelpView({ height }: { height: number }) {
   return (
     <Box flexDirection="column" height={height} flexShrink={0} paddingLeft={1}>
       <Text bold>Keys</Text>
-      {KEYS.slice(0, Math.max(0, height - 4)).map(([key, what]) => (
+      {KEYS.slice(0, Math.max(0, height - 5)).map(([key, what]) => (
         <Text key={key} wrap="truncate">
           <Text color="cyan">{key.padEnd(16)}</Text>
           {what}
@@ -28,7 +28,10 @@ export function HelpView({ height }: { height: number }) {
       ))}
       <Text> </Text>
       <Text dimColor wrap="truncate">
-        Order: down, grace, running, new, up, paused; then by name. A status that just changed is highlighted for 5 s.
+        Order: down, grace, running, new, up, paused; then by name.
+      </Text>
+      <Text dimColor wrap="truncate">
+        A status that just changed is highlighted for 5 s.
       </Text>
     </Box>
   );
