@@ -12,6 +12,7 @@ import { registerPingRoutes } from './ping/routes.js';
 import { EventTail } from './event-tail.js';
 import { DeadlineMonitor } from './monitor/deadlines.js';
 import { Notifier } from './notify/notifier.js';
+import { pruneEvents } from './store/events.js';
 import { NOTIFY_DEFAULTS } from './notify/config.js';
 import { Store } from './store/store.js';
 import { systemClock, type Clock } from './clock.js';
@@ -73,6 +74,7 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   const notifier = new Notifier(store, clock, logger.child({ component: 'notifier' }), config.notify ?? NOTIFY_DEFAULTS, config.baseUrl);
   // The cursor exists before the monitor's catch-up can flip anything.
   await notifier.init();
+  notifier.onAttempt = (kind, result) => metrics.notifications.inc({ kind, result });
   events.subscribe(notifier.onEvents);
   const hub = new WatchHub(store, clock);
   events.subscribe(hub.onEvents);
@@ -126,9 +128,11 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   }
   // Deliveries begin once both listeners are up (a failed start leaves nothing running).
   notifier.start();
+  const pruner = startEventPruning(store, clock, logger, () => notifier.pruneFloor());
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
+      clearInterval(pruner);
       hub.close();
       // In-flight requests get SHUTDOWN_GRACE_MS to finish (idle keep-alive
       // connections are closed at once); after that their sockets are cut, so
@@ -143,4 +147,24 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
       await store.close();
     })());
   return { store, http, grpc, events, monitor, hub, notifier, httpAddress, grpcAddress: grpc.address, stop };
+}
+
+/** How often old events are dropped from the log (EVENT_RETENTION bounds). */
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+
+/** Keeps the event log bounded; never prunes events the notifier has not yet read. */
+function startEventPruning(store: Store, clock: Clock, logger: Logger, floor: () => number): NodeJS.Timeout {
+  const run = async () => {
+    try {
+      let removed = 0;
+      for (let n = -1; n !== 0; removed += n) n = await pruneEvents(store.db, clock.now(), floor());
+      if (removed > 0) logger.info({ removed }, 'event log pruned');
+    } catch (err) {
+      logger.error({ err }, 'pruning the event log failed');
+    }
+  };
+  void run();
+  const timer = setInterval(run, PRUNE_EVERY_MS);
+  timer.unref();
+  return timer;
 }

@@ -145,6 +145,14 @@ export class Notifier {
     this.kick();
   };
 
+  /** Told of every delivery attempt (metrics). */
+  onAttempt: ((kind: string, result: 'ok' | 'failed') => void) | null = null;
+
+  /** The newest revision the event log may be pruned up to without losing a flip for us. */
+  pruneFloor(): number {
+    return this.ns.cursor() ?? 0;
+  }
+
   /** Deliveries waiting in the outbox (for tests and metrics). */
   pending(): number {
     return this.ns.totalPending();
@@ -299,6 +307,7 @@ export class Notifier {
     const durationMs = Math.round(performance.now() - t0);
     const at = this.clock.now();
     const fields = { ...log, kind: channel.kind, durationMs };
+    this.onAttempt?.(channel.kind, result.ok ? 'ok' : 'failed');
     if (result.ok) {
       await this.ns.succeed(job, at, durationMs);
       this.logger.info({ ...fields, result: result.noop ? 'noop' : 'delivered' }, 'notification delivered');

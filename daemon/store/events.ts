@@ -65,12 +65,17 @@ export function oldestRetainedRevision(db: Db): number | null {
   return null;
 }
 
-/** Drop events beyond the retention bounds. Returns how many were removed. */
-export async function pruneEvents(db: Db, now: number): Promise<number> {
+/**
+ * Drop events beyond the retention bounds, never past `keepAfter` (the oldest
+ * cursor a durable consumer such as the notifier still needs). Returns how many
+ * were removed; call repeatedly until 0 for a large backlog.
+ */
+export async function pruneEvents(db: Db, now: number, keepAfter = Infinity): Promise<number> {
   const latest = (db.meta.get('rev') as number | undefined) ?? 0;
   const minRevByCount = latest - EVENT_RETENTION.maxEvents;
   const doomed: number[] = [];
   for (const { key, value } of db.events.getRange({ limit: 10_000 })) {
+    if (key > keepAfter) break;
     if (key <= minRevByCount || value.at < now - EVENT_RETENTION.maxAgeMs) doomed.push(key);
     else break;
   }
