@@ -232,7 +232,8 @@ export class WatchClient implements CheckdBackend {
       this.generation++;
       this.stream?.cancel();
       this.stream = null;
-      this.retry(`no data for ${Math.round(this.idleTimeoutMs / 1000)} s`, 0);
+      const ms = this.idleTimeoutMs;
+      this.retry(`no data for ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`}`, 0);
     }, this.idleTimeoutMs);
     this.idleTimer.unref();
   }

@@ -5,7 +5,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
-import { WatchClient, type WatchUpdate } from '../../tui/watch-client.js';
+import { backoffDelay, WatchClient, type WatchUpdate } from '../../tui/watch-client.js';
 import { initialState, reducer, type TuiState } from '../../tui/state.js';
 import { grpc } from '../../tui/rpc.js';
 import type { WatchEventMsg } from '../../tui/wire.js';
@@ -76,6 +76,12 @@ class Recorder {
     return this.updates.flatMap((u) => (u.type === 'connection' ? [u.connection.state] : []));
   }
 }
+
+describe('backoff', () => {
+  it('doubles from 250 ms and stays at 5 s', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 50].map((n) => backoffDelay(n))).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000, 5000]);
+  });
+});
 
 describe('WatchClient against a real daemon', () => {
   const dir = tempDir('checktop-watch-');
@@ -164,6 +170,21 @@ describe('WatchClient against a real daemon', () => {
     clients.push(dead);
     await expect(dead.probe()).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
     expect(Date.now() - t0).toBeLessThan(3500);
+  });
+
+  it('replaces a stream that went silent (no heartbeat) and resumes it without loss', async () => {
+    const uuid = await createCheck(d.url, project.apiKey, { name: 'silent', timeout: 3600, grace: 60 });
+    // Heartbeats come every 15 s; a 300 ms idle limit makes every quiet moment look like a dead link.
+    const c = new WatchClient({ address: `127.0.0.1:${port}`, apiKey: project.apiKey, backoff: FAST, idleTimeoutMs: 300 });
+    clients.push(c);
+    const rec = new Recorder(c);
+    await waitFor(() => rec.status(uuid) === 'new', 'the snapshot');
+    await waitFor(() => rec.updates.some((u) => u.type === 'connection' && u.connection.error === 'no data for 300 ms'), 'the watchdog');
+    await waitFor(() => c.connection.state === 'live', 'live again');
+    await ping(d.url, uuid);
+    await waitFor(() => rec.status(uuid) === 'up', 'the ping on the new stream');
+    expect(rec.flips(uuid)).toEqual(['new>up']);
+    expect(rec.snapshots()).toBe(1);
   });
 
   it('talks over a unix socket too (--grpc unix:/path.sock)', async () => {
