@@ -108,6 +108,9 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
   const [message, setMessage] = useState<Message | null>(null);
   const [detail, setDetail] = useState<DetailState | null>(null);
   const topRef = useRef(0);
+  // Read through a ref so that a new clock function never resubscribes the Watch.
+  const clockRef = useRef(clock);
+  clockRef.current = clock;
 
   // The Watch: events are queued and applied in one batch per turn of the
   // event loop, so a burst of pings costs one sort and one frame, not one each.
@@ -119,7 +122,7 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
       if (queue.length === 0) return;
       const events = queue;
       queue = [];
-      dispatch({ type: 'events', events, now: clock() });
+      dispatch({ type: 'events', events, now: clockRef.current() });
     };
     const unsubscribe = backend.subscribe((update) => {
       if (update.type === 'event') {
@@ -138,12 +141,12 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
       unsubscribe();
       queue = [];
     };
-  }, [backend, clock]);
+  }, [backend]);
 
   useEffect(() => {
-    const timer = setInterval(() => dispatch({ type: 'tick', now: clock() }), tickMs);
+    const timer = setInterval(() => dispatch({ type: 'tick', now: clockRef.current() }), tickMs);
     return () => clearInterval(timer);
-  }, [clock, tickMs]);
+  }, [tickMs]);
 
   const sorted = useMemo(() => sortRows(state.rows), [state.rows]);
   const visible = useMemo(() => filterRows(sorted, filter), [sorted, filter]);
