@@ -191,6 +191,9 @@ export class WatchHub implements EventSource {
 
   open(call: WatchCall, auth: AuthResult, since: number): void {
     const stream = new WatchStream(call, auth, since, this, this.clock, (s) => this.streams.delete(s));
+    // Headers go out at once, so a resuming client with nothing to catch up on
+    // still learns the stream is open without waiting for a heartbeat.
+    call.sendMetadata(new grpc.Metadata());
     if (since === 0) {
       // Revision and checks are read in one synchronous turn: one LMDB snapshot.
       const revision = this.store.revision();
