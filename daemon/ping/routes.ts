@@ -82,16 +82,12 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     };
   };
 
-  /** Validates rid; answers 400 itself when present and malformed. */
-  const ridOf = (req: FastifyRequest, reply: FastifyReply): string | null | false => {
+  /** The rid query parameter: null when absent, false when present and malformed. */
+  const ridOf = (req: FastifyRequest): string | null | false => {
     const q = req.query as Record<string, string | string[] | undefined>;
     if (q.rid === undefined) return null;
     const rid = Array.isArray(q.rid) ? q.rid.at(-1)! : q.rid;
-    if (!RID_RE.test(rid)) {
-      void neverCache(reply).code(400).send('invalid uuid format');
-      return false;
-    }
-    return rid.toLowerCase();
+    return RID_RE.test(rid) ? rid.toLowerCase() : false;
   };
 
   const accepted = (reply: FastifyReply, created = false) => {
@@ -101,10 +97,13 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
 
   const byUuid = async (req: FastifyRequest, reply: FastifyReply, uuid: string, suffix: Suffix) => {
     if (suffix === null) return reply.code(404).type('text/plain').send('');
-    if (!opts.pings.exists(uuid)) return neverCache(reply).code(404).send('not found');
-    if (suffix === 'bad-exit') return neverCache(reply).code(400).send('invalid url format');
-    const rid = ridOf(req, reply);
-    if (rid === false) return reply;
+    const rid = ridOf(req);
+    if (suffix === 'bad-exit' || rid === false) {
+      // Refusals in the reference's order: unknown check, exit status, rid.
+      // The accepted path below looks the check up once, inside its transaction.
+      if (!opts.pings.exists(uuid)) return neverCache(reply).code(404).send('not found');
+      return neverCache(reply).code(400).send(suffix === 'bad-exit' ? 'invalid url format' : 'invalid uuid format');
+    }
     const body = await requestBody(req, opts.pingBodyLimit);
     if (body === null) return neverCache(reply).code(413).send('request body too large');
     const result = await opts.pings.record(uuid, suffix.kind, suffix.exitStatus, facts(req, body, rid));
@@ -126,8 +125,8 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     if (found.kind === 'created') opts.onWrite?.();
     // The reference keeps an auto-provisioned check even when the ping itself is refused.
     if (suffix === 'bad-exit') return neverCache(reply).code(400).send('invalid url format');
-    const rid = ridOf(req, reply);
-    if (rid === false) return reply;
+    const rid = ridOf(req);
+    if (rid === false) return neverCache(reply).code(400).send('invalid uuid format');
     const body = await requestBody(req, opts.pingBodyLimit);
     if (body === null) return neverCache(reply).code(413).send('request body too large');
     const result = await opts.pings.record(found.uuid, suffix.kind, suffix.exitStatus, facts(req, body, rid));

@@ -51,7 +51,8 @@ export class PingService {
       if (!classified.ok) return 'missing';
       const kind = classified.kind;
       const n = check.nPings + 1;
-      const earlier = kind === 'success' || kind === 'fail' ? this.store.listPings(uuid, DURATION_LOOKBACK) : [];
+      // Read lazily: the walk usually stops at the first earlier ping.
+      const earlier = kind === 'success' || kind === 'fail' ? this.store.earlierPings(uuid, n, DURATION_LOOKBACK) : [];
       const ping: PingRecord = {
         n,
         date: now,

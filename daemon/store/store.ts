@@ -283,10 +283,15 @@ export class Store {
   insertPingInTxn(check: CheckRecord, ping: PingRecord, keep: number): void {
     this.db.pings.put([check.uuid, ping.n], ping);
     const firstKept = ping.n - keep + 1;
-    if (firstKept > 1) {
-      for (const key of this.db.pings.getKeys({ start: [check.uuid, 0], end: [check.uuid, firstKept] })) {
-        this.db.pings.remove(key);
-      }
+    if (firstKept <= 1) return;
+    // Each ping pushes exactly one out of the window; a sweep every 100th
+    // ping catches anything older (the reference prunes on that cadence too).
+    if (ping.n % 100 !== 0) {
+      this.db.pings.remove([check.uuid, firstKept - 1]);
+      return;
+    }
+    for (const key of this.db.pings.getKeys({ start: [check.uuid, 0], end: [check.uuid, firstKept] })) {
+      this.db.pings.remove(key);
     }
   }
 
@@ -308,6 +313,25 @@ export class Store {
       out.push(value);
     }
     return out;
+  }
+
+  /**
+   * The pings numbered below `n`, newest first, read as the caller iterates.
+   * The previous ping usually settles the caller's question, so it is read
+   * with a plain get; a cursor is opened only if the walk goes further.
+   */
+  *earlierPings(uuid: string, n: number, limit: number): Iterable<PingRecord> {
+    if (limit <= 0 || n <= 1) return;
+    const previous = this.db.pings.get([uuid, n - 1]);
+    if (previous !== undefined) {
+      yield previous;
+      limit -= 1;
+      n -= 1;
+    }
+    if (limit <= 0) return;
+    for (const { value } of this.db.pings.getRange({ start: [uuid, n - 1], end: [uuid, 0], reverse: true, limit })) {
+      yield value;
+    }
   }
 
   getPing(uuid: string, n: number): PingRecord | undefined {

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, startInProcess, tempDir } from '../helpers/daemon.js';
+import { open } from 'lmdb';
 import { Store } from '../../daemon/store/store.js';
+import { newCheck } from '../../daemon/domain/check-input.js';
 import { api, send } from './support.js';
 
 describe('concurrency', () => {
@@ -58,6 +60,38 @@ describe('durability', () => {
         expect(store.listFlips(c.uuid)).toHaveLength(1);
       } finally {
         await store.close();
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('records written without shared msgpack structures (older data dirs) still read, and pings append to them', async () => {
+    const dir = tempDir();
+    try {
+      const setup = Store.open(dir.path);
+      const { project, apiKey } = await setup.createProject({ name: 'old', checkLimit: 10, pingLogLimit: 100 }, Date.now());
+      await setup.close();
+      // Rewrite the project and a check the way the first layout stored them: msgpack records inline.
+      const legacy = open({ path: dir.path, maxDbs: 32, noSubdir: false });
+      const uuid = '11111111-2222-4333-8444-555555555555';
+      const check = { ...newCheck({ uuid, badgeKey: '66666666-7777-4888-8999-000000000000', projectId: project.id, createdAt: Date.now() }), name: 'legacy' };
+      await legacy.transaction(() => {
+        legacy.openDB({ name: 'projects' }).put(project.id, { ...project });
+        legacy.openDB({ name: 'checks' }).put(uuid, check);
+        legacy.openDB({ name: 'checks_by_project' }).put([project.id, check.createdAt, uuid], uuid);
+      });
+      await legacy.close();
+
+      const d = await startInProcess({ dataDir: dir.path });
+      try {
+        const got = await api(d.url, `/api/v3/checks/${uuid}`, { key: apiKey });
+        expect(got.status).toBe(200);
+        expect(got.json.name).toBe('legacy');
+        expect((await send(d.url, `/ping/${uuid}`, { method: 'POST', body: 'new' })).status).toBe(200);
+        expect((await api(d.url, `/api/v3/checks/${uuid}`, { key: apiKey })).json).toMatchObject({ name: 'legacy', n_pings: 1, status: 'up' });
+      } finally {
+        await d.stop();
       }
     } finally {
       dir.cleanup();

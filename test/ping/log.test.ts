@@ -144,6 +144,17 @@ describe('the ping log window', () => {
     expect((await api(env.url, `/api/v3/checks/${uuid}`, { key: project.apiKey })).json.n_pings).toBe(8);
   });
 
+  it('past the 100th ping the window keeps sliding: exactly the newest ping_log_limit stay stored', async () => {
+    const project = await env.d.createProject({ name: 'long log', pingLogLimit: 5 });
+    const r = await api(env.url, '/api/v3/checks/', { key: project.apiKey, body: {} });
+    const uuid = r.json.uuid as string;
+    for (let i = 1; i <= 205; i++) await ping(env, uuid);
+    const stored = [...env.d.daemon.store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })];
+    expect(stored.map((k) => k[1])).toEqual([201, 202, 203, 204, 205]);
+    const list = await api(env.url, `/api/v3/checks/${uuid}/pings/`, { key: project.apiKey });
+    expect(list.json.pings.map((p: any) => p.n)).toEqual([205, 204, 203, 202, 201]);
+  });
+
   it('the list returns at most ping_log_limit entries', async () => {
     const c = await createCheck(env);
     for (let i = 0; i < 105; i++) await ping(env, c.uuid);

@@ -1,0 +1,273 @@
+// Ping-path benchmark (`npm run bench:ping`).
+//
+// 1. Throughput: the built daemon (`dist/daemon/cli.js serve`, own process,
+//    temp data dir) with 10,000 checks, loaded by autocannon on /ping/<uuid>
+//    rotating over the checks; then a bare Fastify route answering "OK" in its
+//    own process, loaded the same way. Prints pings/s, p99 and the ratio
+//    (target: >= 60 %). Every ping is durable: the service answers only after
+//    the LMDB commit is flushed.
+// 2. Memory: a daemon started on a data dir holding 100,000 checks (written
+//    with the Store API before start, half of them armed in the monitor heap);
+//    prints its RSS after start-up and after a ping burst (target: < 300 MB).
+//
+// Stops by itself in well under three minutes.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { Store } from '../daemon/store/store.js';
+import { newCheck } from '../daemon/domain/check-input.js';
+import { newUuid } from '../daemon/domain/ids.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CLI = join(ROOT, 'dist/daemon/cli.js');
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const CHECKS = 10_000;
+const MEMORY_CHECKS = 100_000;
+
+interface Served {
+  proc: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+function log(line: string): void {
+  process.stdout.write(line + '\n');
+}
+
+/** Spawn a server process and wait for its `... ready http=HOST:PORT` line. */
+async function serve(args: string[], readyRe: RegExp): Promise<Served> {
+  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+  const http = await new Promise<string>((resolveReady, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line within 60 s; stderr: ${stderr}`)), 60_000);
+    createInterface({ input: proc.stdout! }).on('line', (line) => {
+      const m = readyRe.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolveReady(m[1]!);
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`server exited with ${code} before ready; stderr: ${stderr}`)));
+  });
+  return {
+    proc,
+    url: `http://${http}`,
+    async stop() {
+      if (proc.exitCode !== null) return;
+      proc.kill('SIGTERM');
+      await once(proc, 'exit');
+    },
+  };
+}
+
+function serveDaemon(dataDir: string): Promise<Served> {
+  return serve(
+    [CLI, 'serve', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--api-rate-limit', '0', '--log-level', 'warn'],
+    /^checkd ready http=(\S+) /,
+  );
+}
+
+function cli(args: string[]): any {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`checkd ${args.join(' ')} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+interface Rss {
+  total: number;
+  anon: number;
+  file: number;
+}
+
+/** VmRSS of a process, with its anonymous and file-backed (node binary, mapped data.mdb) parts, in MB. */
+function rss(pid: number): Rss {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+  return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
+}
+
+function describeRss(r: Rss): string {
+  return `${r.total.toFixed(1)} MB (anonymous ${r.anon.toFixed(1)} MB, file-backed ${r.file.toFixed(1)} MB)`;
+}
+
+/** Run tasks with at most `width` in flight. */
+async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(n);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await task(i);
+      }
+    }),
+  );
+  return out;
+}
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** autocannon against /ping/<uuid>, one uuid after another. */
+async function load(url: string, uuids: string[], seconds: number): Promise<LoadResult> {
+  let i = 0;
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req: any) => {
+          req.path = `/ping/${uuids[i++ % uuids.length]}`;
+          return req;
+        },
+      },
+    ],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+function describe(r: LoadResult): string {
+  return `${Math.round(r.rps).toLocaleString('en-US')} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${r.total.toLocaleString('en-US')} requests, ${r.non2xx} non-2xx, ${r.errors} errors)`;
+}
+
+async function throughput(): Promise<{ daemon: LoadResult; bare: LoadResult }> {
+  const dir = mkdtempSync(join(tmpdir(), 'checkd-bench-'));
+  try {
+    const project = cli(['project', 'create', '--name', 'bench', '--check-limit', '100000', '--ping-log-limit', '100', '--json', '--data-dir', dir]);
+    const daemon = await serveDaemon(dir);
+    let result: LoadResult;
+    try {
+      const t0 = performance.now();
+      const uuids = await pool(CHECKS, 64, async (i) => {
+        const r = await fetch(`${daemon.url}/api/v3/checks/`, {
+          method: 'POST',
+          headers: { 'X-Api-Key': project.api_key, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: `job ${i}`, timeout: 3600, grace: 600 }),
+        });
+        if (r.status !== 201) throw new Error(`create check: ${r.status} ${await r.text()}`);
+        return ((await r.json()) as { uuid: string }).uuid;
+      });
+      log(`provisioned ${CHECKS.toLocaleString('en-US')} checks through the API in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      // Shuffle, so consecutive pings hit unrelated checks.
+      for (let j = uuids.length - 1; j > 0; j--) {
+        const k = Math.floor(Math.random() * (j + 1));
+        [uuids[j], uuids[k]] = [uuids[k]!, uuids[j]!];
+      }
+      await load(daemon.url, uuids, 2); // warm-up
+      result = await load(daemon.url, uuids, DURATION_S);
+      log(`daemon  /ping/<uuid>: ${describe(result)}`);
+      const probe = await fetch(`${daemon.url}/api/v3/checks/${uuids[0]}`, { headers: { 'X-Api-Key': project.api_key } });
+      const n = ((await probe.json()) as { n_pings: number }).n_pings;
+      log(`  (check ${uuids[0]!.slice(0, 8)}… has n_pings ${n}; every 200 above was committed and flushed before the answer)`);
+    } finally {
+      await daemon.stop();
+    }
+
+    const bareServer = await serve(['--import', 'tsx', join(ROOT, 'bench/bare-server.ts')], /^bare ready http=(\S+)$/);
+    let bare: LoadResult;
+    try {
+      const fake = Array.from({ length: CHECKS }, () => newUuid());
+      await load(bareServer.url, fake, 2);
+      bare = await load(bareServer.url, fake, DURATION_S);
+      log(`bare Fastify route:   ${describe(bare)}`);
+    } finally {
+      await bareServer.stop();
+    }
+    return { daemon: result, bare };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function memory(): Promise<{ start: number; after: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'checkd-bench-mem-'));
+  try {
+    const t0 = performance.now();
+    const store = Store.open(dir);
+    const { project } = await store.createProject({ name: 'memory', checkLimit: MEMORY_CHECKS, pingLogLimit: 100 }, Date.now());
+    const uuids: string[] = [];
+    const now = Date.now();
+    // Few large transactions: fast, and the file keeps few free pages.
+    const BATCH = 50_000;
+    for (let b = 0; b < MEMORY_CHECKS; b += BATCH) {
+      await store.transact(() => {
+        for (let i = b; i < b + BATCH; i++) {
+          const c = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: project.id, createdAt: now + i });
+          c.name = `job ${i}`;
+          c.slug = `job-${i}`;
+          c.tags = i % 3 === 0 ? 'prod nightly' : 'staging';
+          if (i % 2 === 0) {
+            // Half are up with a deadline a day or so ahead: the monitor heap holds 50,000.
+            c.status = 'up';
+            c.lastPing = now - (i % 3600) * 1000;
+            c.nPings = 1;
+            c.alertAfter = c.lastPing + (c.timeout + c.grace) * 1000;
+          }
+          store.insertCheckInTxn(c, now);
+          uuids.push(c.uuid);
+        }
+      });
+    }
+    await store.close();
+    log(`wrote ${MEMORY_CHECKS.toLocaleString('en-US')} checks with the Store API in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    const daemon = await serveDaemon(dir);
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      const start = rss(daemon.proc.pid!);
+      log(`daemon VmRSS with ${MEMORY_CHECKS.toLocaleString('en-US')} checks loaded: ${describeRss(start)}`);
+      const burst = await load(daemon.url, uuids, 5);
+      log(`ping burst over all of them: ${describe(burst)}`);
+      const after = rss(daemon.proc.pid!);
+      log(`daemon VmRSS after the burst: ${describeRss(after)}`);
+      return { start: start.total, after: after.total };
+    } finally {
+      await daemon.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  if (!existsSync(CLI)) {
+    log('dist/ is missing: building first (npm run build)');
+    const b = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+    if (b.status !== 0) throw new Error('build failed');
+  }
+  log(`checkd ping benchmark: ${DURATION_S} s per run, ${CONNECTIONS} connections, ${CHECKS.toLocaleString('en-US')} checks`);
+  const { daemon, bare } = await throughput();
+  const ratio = daemon.rps / bare.rps;
+  const { start, after } = await memory();
+  log('');
+  log('summary');
+  log(`  ping path:   ${Math.round(daemon.rps).toLocaleString('en-US')} pings/s, p99 ${daemon.p99} ms (durable)`);
+  log(`  bare route:  ${Math.round(bare.rps).toLocaleString('en-US')} req/s, p99 ${bare.p99} ms`);
+  log(`  ratio:       ${(ratio * 100).toFixed(1)} % of the bare route (target >= 60 %) ${ratio >= 0.6 ? 'OK' : 'MISSED'}`);
+  log(`  memory:      ${start.toFixed(1)} MB RSS at start, ${after.toFixed(1)} MB after the burst, ${MEMORY_CHECKS.toLocaleString('en-US')} checks (target < 300 MB) ${Math.max(start, after) < 300 ? 'OK' : 'MISSED'}`);
+  log(`  total time:  ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+await main();
