@@ -113,35 +113,40 @@ describe('durability', () => {
       );
       let stderr = '';
       proc.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-      const http = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), 15000);
-        createInterface({ input: proc.stdout }).on('line', (line) => {
-          const m = /^checkd ready http=(\S+) /.exec(line);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m[1]!);
-          }
+      const exited = once(proc, 'exit');
+      let uuid: string;
+      try {
+        const http = await new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), 30_000);
+          createInterface({ input: proc.stdout }).on('line', (line) => {
+            const m = /^checkd ready http=(\S+) /.exec(line);
+            if (m) {
+              clearTimeout(timer);
+              resolve(m[1]!);
+            }
+          });
+          proc.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
         });
-        proc.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-      });
-      const url = `http://${http}`;
-      const c = (await api(url, '/api/v3/checks/', { key: apiKey, body: {} })).json;
-      const results = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => send(url, `/ping/${c.uuid}`, { method: 'POST', body: `run ${i}` })),
-      );
-      expect(results.every((r) => r.status === 200)).toBe(true);
-      proc.kill('SIGKILL');
-      await once(proc, 'exit');
+        const url = `http://${http}`;
+        uuid = (await api(url, '/api/v3/checks/', { key: apiKey, body: {} })).json.uuid;
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => send(url, `/ping/${uuid}`, { method: 'POST', body: `run ${i}` })),
+        );
+        expect(results.every((r) => r.status === 200)).toBe(true);
+      } finally {
+        proc.kill('SIGKILL');
+        await exited;
+      }
 
       const store = Store.open(dir.path);
       try {
-        expect(store.getCheck(c.uuid)).toMatchObject({ nPings: 50, status: 'up', projectId: project.id });
-        expect(store.listPings(c.uuid, 1000).map((x) => x.n)).toEqual(Array.from({ length: 50 }, (_, i) => 50 - i));
+        expect(store.getCheck(uuid)).toMatchObject({ nPings: 50, status: 'up', projectId: project.id });
+        expect(store.listPings(uuid, 1000).map((x) => x.n)).toEqual(Array.from({ length: 50 }, (_, i) => 50 - i));
       } finally {
         await store.close();
       }
     } finally {
       dir.cleanup();
     }
-  });
+  }, 60_000);
 });

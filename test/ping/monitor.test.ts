@@ -36,17 +36,17 @@ describe('while running (real clock)', () => {
       // Timeout and grace are at least 60 s through the API; move the last ping
       // back so the deadline (last_ping + 120 s) is 400 ms ahead.
       const store = d.daemon.store;
+      const revBefore = store.revision();
       const deadline = Date.now() + 400;
       await store.transact(() => {
         const c = store.getCheck(uuid)!;
         store.saveCheckInTxn({ ...c, lastPing: deadline - 120 * SEC, alertAfter: deadline }, Date.now(), 'check.updated');
       });
       d.daemon.events.nudge();
-      const revBefore = store.revision();
       const flip = await waitFor(() => store.listFlips(uuid).find((f) => f.newStatus === 'down'), 5000, 'the down flip');
       expect(flip).toMatchObject({ created: deadline, oldStatus: 'up', newStatus: 'down', reason: 'timeout', processed: false });
       // Stored within a second of the deadline: the evaluation instant is the event's time.
-      const event = readEventsAfter(store.db, revBefore - 1, 100).find((e) => e.type === 'status.changed' && e.checkUuid === uuid)!;
+      const event = readEventsAfter(store.db, revBefore, 100).find((e) => e.type === 'status.changed' && e.checkUuid === uuid)!;
       expect(event.at - deadline).toBeGreaterThanOrEqual(0);
       expect(event.at - deadline).toBeLessThan(1000);
       expect(store.getCheck(uuid)).toMatchObject({ status: 'down', alertAfter: null });
