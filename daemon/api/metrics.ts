@@ -24,7 +24,8 @@ export class Metrics {
     dataDir: string,
   ) {
     const registry = this.registry;
-    collectDefaultMetrics({ register: registry, prefix: 'checkd_process_' });
+    // checkd_process_resident_memory_bytes, checkd_nodejs_heap_size_used_bytes, ...
+    collectDefaultMetrics({ register: registry, prefix: 'checkd_' });
     this.pings = new Counter({
       name: 'checkd_pings_received_total',
       help: 'Pings received since start, by kind',
@@ -78,6 +79,9 @@ export class Metrics {
       help: 'For every check, 1 if it is up (or new, grace, paused), 0 if down',
       labelNames: ['project', 'name', 'tags', 'unique_key'],
       registers: [registry],
+      // The first hc_* series in the output: computes all of them for this scrape
+      // (a collect on a later one would show the previous scrape's values here).
+      collect: () => refreshHc(),
     });
     const checkStarted = new Gauge({
       name: 'hc_check_started',
@@ -97,36 +101,36 @@ export class Metrics {
       labelNames: ['project'],
       registers: [registry],
     });
-    new Gauge({
+    const downTotal = new Gauge({
       name: 'hc_checks_down_total',
       help: 'Number of checks currently down',
       labelNames: ['project'],
       registers: [registry],
-      collect() {
-        this.reset();
-        checkUp.reset();
-        checkStarted.reset();
-        tagUp.reset();
-        total.reset();
-        const now = self.clock.now();
-        for (const p of store.listProjects()) {
-          let down = 0;
-          const tags = new Map<string, number>();
-          const checks = store.listChecks(p.id);
-          for (const c of checks) {
-            const up = displayStatus(c, now, 3) === 'down' ? 0 : 1;
-            down += 1 - up;
-            const labels = { project: p.name, name: c.name, tags: c.tags, unique_key: uniqueKeyOf(c.uuid) };
-            checkUp.set(labels, up);
-            checkStarted.set(labels, isStarted(c) ? 1 : 0);
-            for (const t of tagList(c.tags)) tags.set(t, Math.min(tags.get(t) ?? 1, up));
-          }
-          for (const [tag, up] of tags) tagUp.set({ project: p.name, tag }, up);
-          total.set({ project: p.name }, checks.length);
-          this.set({ project: p.name }, down);
-        }
-      },
     });
+    function refreshHc(): void {
+      downTotal.reset();
+      checkUp.reset();
+      checkStarted.reset();
+      tagUp.reset();
+      total.reset();
+      const now = self.clock.now();
+      for (const p of store.listProjects()) {
+        let down = 0;
+        const tags = new Map<string, number>();
+        const checks = store.listChecks(p.id);
+        for (const c of checks) {
+          const up = displayStatus(c, now, 3) === 'down' ? 0 : 1;
+          down += 1 - up;
+          const labels = { project: p.name, name: c.name, tags: c.tags, unique_key: uniqueKeyOf(c.uuid) };
+          checkUp.set(labels, up);
+          checkStarted.set(labels, isStarted(c) ? 1 : 0);
+          for (const t of tagList(c.tags)) tags.set(t, Math.min(tags.get(t) ?? 1, up));
+        }
+        for (const [tag, up] of tags) tagUp.set({ project: p.name, tag }, up);
+        total.set({ project: p.name }, checks.length);
+        downTotal.set({ project: p.name }, down);
+      }
+    }
   }
 
   /** Event-log subscriber. */
