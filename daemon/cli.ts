@@ -17,6 +17,10 @@ import {
   projectList,
   UsageError,
 } from './admin.js';
+import { backupDataDir } from './ops/backup.js';
+import { opsAction } from './ops/errors.js';
+import { exportData, importData } from './ops/transfer.js';
+import { installCommitFailureGuard } from './store/write-failure.js';
 import { resolveNotifyConfig, type RawNotifyOptions } from './notify/config.js';
 
 const EXIT_USAGE = 2;
@@ -111,6 +115,19 @@ export function buildProgram(): Command {
       (await import('./notify/channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
     );
 
+  // Operations (docs/operations.md): all three work while the daemon runs.
+  adminCommand(program.command('backup').description('consistent copy of the data dir, also while the daemon runs'))
+    .requiredOption('--out <dir>', 'new or empty directory for the copy; it is a data dir itself')
+    .option('--compact', 'leave free pages out (slower, smaller)', false)
+    .action(opsAction(async (opts) => backupDataDir(opts.dataDir, opts, makeOutput(opts.json))));
+  adminCommand(program.command('export').description('projects, API key digests, channels and checks as JSON'))
+    .option('--out <file>', 'write to this file (mode 0600) instead of stdout')
+    .action(opsAction(async (opts) => exportData(opts.dataDir, opts, makeOutput(opts.json))));
+  adminCommand(program.command('import').description('load a `checkd export` file (refuses ids that exist)'))
+    .argument('<file>', 'export file, - for stdin')
+    .option('--replace', 'replace projects with the same id, with all their checks', false)
+    .action(opsAction(async (file: string, opts) => importData(opts.dataDir, file, opts, makeOutput(opts.json))));
+
   return program;
 }
 
@@ -201,4 +218,6 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+// lmdb-js leaves a failed commit's internal promises unhandled: keep them from ending the process.
+installCommitFailureGuard();
 await main(process.argv);

@@ -11,6 +11,7 @@ import { SharedRateLimitStore } from './rate-limit.js';
 import { hashApiKey } from '../domain/ids.js';
 import type { HttpContext } from './context.js';
 import type { ApiVersion } from '../domain/types.js';
+import { isStorageFailure, replyStorageUnavailable } from './storage-errors.js';
 
 export interface HttpServerOptions {
   trustProxy: boolean;
@@ -39,6 +40,8 @@ export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions)
 
   app.setNotFoundHandler((_req, reply) => reply.code(404).type('text/plain').send(''));
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    // A commit LMDB refused (full disk...): 503, the daemon keeps serving.
+    if (isStorageFailure(err)) return replyStorageUnavailable(err, ctx.store, req, reply);
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) req.log.error({ err }, 'request failed');
     if (status === 429) return reply.code(429).send({ error: 'rate limit exceeded, slow down' });

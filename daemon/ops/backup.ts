@@ -1,0 +1,113 @@
+// `checkd backup`: a consistent copy of the LMDB environment, safe while the
+// daemon runs. LMDB's copy (mdb_env_copy2, lmdb-js `backup`) reads one
+// snapshot in a read transaction: it holds every commit made before it began
+// and never a half-written one, and writers are not blocked meanwhile.
+// The copy is a data dir (a directory holding data.mdb): `checkd serve
+// --data-dir COPY` opens it as it is.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, relative, resolve, isAbsolute } from 'node:path';
+import { Store } from '../store/store.js';
+import { DATA_FILE, inspectDataDir } from '../store/db.js';
+import { describeWriteFailure } from '../store/write-failure.js';
+import { UsageError, type Output } from '../admin.js';
+import { OpsError } from './errors.js';
+
+export interface BackupSummary {
+  out: string;
+  bytes: number;
+  revision: number;
+  projects: number;
+  checks: number;
+  compact: boolean;
+  ms: number;
+}
+
+function inside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** Check `--out` before anything is opened: a new or empty directory outside the data dir. */
+function checkOut(dataDir: string, out: string): { created: boolean } {
+  if (out.trim() === '') throw new UsageError('--out must not be empty');
+  const target = resolve(out);
+  if (inside(target, resolve(dataDir)) || inside(resolve(dataDir), target)) {
+    throw new UsageError(`--out ${out} must not be the data dir, inside it or above it`);
+  }
+  if (!existsSync(target)) return { created: true };
+  let st;
+  try {
+    st = statSync(target);
+  } catch (err) {
+    throw new UsageError(`--out ${out} is not usable: ${(err as Error).message}`);
+  }
+  if (!st.isDirectory()) throw new UsageError(`--out ${out} exists and is not a directory; the backup is a directory (a data dir)`);
+  if (readdirSync(target).length > 0) throw new UsageError(`--out ${out} is not empty; give a new directory`);
+  return { created: false };
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export async function backupDataDir(
+  dataDir: string,
+  opts: { out: string; compact: boolean },
+  output: Output,
+): Promise<BackupSummary> {
+  const { created } = checkOut(dataDir, opts.out);
+  if (inspectDataDir(dataDir) !== 'env') throw new UsageError(`no checkd data in ${dataDir}: nothing to back up`);
+  const target = resolve(opts.out);
+  const started = Date.now();
+  const store = Store.open(dataDir, { readOnly: true });
+  try {
+    mkdirSync(target, { recursive: true, mode: 0o700 });
+    try {
+      await store.db.root.backup(target, opts.compact);
+    } catch (err) {
+      // Leave nothing behind that could be taken for a backup.
+      rmSync(join(target, DATA_FILE), { force: true });
+      if (created) rmSync(target, { recursive: true, force: true });
+      throw new OpsError(`backup failed: ${describeWriteFailure(target, err as Error)}`);
+    }
+  } finally {
+    await store.close();
+  }
+  const file = join(target, DATA_FILE);
+  fsyncPath(file);
+  fsyncPath(target);
+
+  // Prove the copy opens as a data dir, and say what it holds.
+  const copy = Store.open(target, { readOnly: true });
+  let summary: BackupSummary;
+  try {
+    const projects = copy.listProjects();
+    summary = {
+      out: target,
+      bytes: statSync(file).size,
+      revision: copy.revision(),
+      projects: projects.length,
+      checks: projects.reduce((n, p) => n + copy.countChecks(p.id), 0),
+      compact: opts.compact,
+      ms: Date.now() - started,
+    };
+  } finally {
+    await copy.close();
+  }
+  // Opening made a lock file; a backup is the data file alone.
+  rmSync(join(target, 'lock.mdb'), { force: true });
+  output.print(
+    { ...summary },
+    [
+      `backup written to ${summary.out} (${summary.bytes} bytes, ${summary.ms} ms${summary.compact ? ', compacted' : ''})`,
+      `  event log revision ${summary.revision}, ${summary.projects} project(s), ${summary.checks} check(s)`,
+      `  restore: stop checkd, put this directory in place of the data dir, start checkd (docs/operations.md)`,
+    ].join('\n'),
+  );
+  return summary;
+}

@@ -1,0 +1,258 @@
+// The LMDB map grows by itself past its initial size; a full disk refuses
+// writes with a clear log line and a 503 JSON answer, the daemon keeps
+// serving, and it writes again once space is freed, with nothing lost or
+// half-written.
+//
+// The full disk is real: a 4 MiB tmpfs mounted for the test (needs root with
+// CAP_SYS_ADMIN). Where mounting is not permitted, the same scenario runs with
+// the daemon's file-size limit (RLIMIT_FSIZE, set with prlimit): writes past
+// it fail at the same place (LMDB's write of its data file; LMDB reports the
+// short write as EIO, as it does on the full tmpfs), which proves the same
+// behaviour of checkd except the "no space" wording. The RLIMIT_FSIZE variant
+// always runs as well.
+import { createHash, randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { api, runCli, startChild, startInProcess, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { Store } from '../../daemon/store/store.js';
+import { COMMIT_FAILED_MESSAGE } from '../../daemon/store/write-failure.js';
+
+const cleanups: Array<() => Promise<unknown> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+const MiB = 1024 * 1024;
+/** The initial mapSize of daemon/store/db.ts. */
+const INITIAL_MAP = 64 * MiB;
+
+function tmpfsPermitted(): boolean {
+  const dir = tempDir('checkd-mount-probe-');
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir.path], { stdio: 'ignore' });
+    execFileSync('umount', [dir.path], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    dir.cleanup();
+  }
+}
+const CAN_MOUNT = tmpfsPermitted();
+
+describe('LMDB map size', () => {
+  it(`grows by itself: ${(160 * MiB) / MiB} MiB written into a store opened with a ${INITIAL_MAP / MiB} MiB map`, async () => {
+    const dir = tempDir('checkd-mapsize-');
+    cleanups.push(() => dir.cleanup());
+    const store = Store.open(dir.path);
+    const digests: string[] = [];
+    try {
+      const mapBefore = (store.db.root.getStats() as { mapSize: number }).mapSize;
+      expect(mapBefore).toBeLessThanOrEqual(INITIAL_MAP);
+      for (let t = 0; t < 10; t++) {
+        await store.transact(() => {
+          for (let i = 0; i < 16; i++) {
+            const buf = randomBytes(MiB);
+            digests.push(createHash('sha256').update(buf).digest('hex'));
+            store.db.meta.put(`blob-${t * 16 + i}`, buf);
+          }
+        });
+      }
+      const mapAfter = (store.db.root.getStats() as { mapSize: number }).mapSize;
+      expect(mapAfter).toBeGreaterThan(160 * MiB);
+      expect(statSync(join(dir.path, 'data.mdb')).size).toBeGreaterThan(160 * MiB);
+      console.info(`map size ${mapBefore / MiB} MiB -> ${Math.round(mapAfter / MiB)} MiB`);
+    } finally {
+      await store.close();
+    }
+    // Reopened (again with the small initial map), every value reads back intact.
+    const again = Store.open(dir.path, { readOnly: true });
+    try {
+      digests.forEach((digest, i) => {
+        const v = again.db.meta.get(`blob-${i}`) as Uint8Array;
+        expect(createHash('sha256').update(v).digest('hex'), `blob-${i}`).toBe(digest);
+      });
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
+});
+
+interface Limiter {
+  what: string;
+  /** Leave only a little room for the daemon's data file. */
+  restrict(pid: number, dataDir: string): void;
+  /** Make room again. */
+  release(pid: number): void;
+  /** Words expected in the log line that explains the failure. */
+  reason: RegExp;
+}
+
+function tmpfsLimiter(mountPoint: string): Limiter {
+  const filler = join(mountPoint, 'filler');
+  return {
+    what: 'a full 4 MiB tmpfs',
+    restrict() {
+      const s = statfsSync(mountPoint);
+      const room = Number(s.bavail) * Number(s.bsize) - 256 * 1024;
+      const fd = openSync(filler, 'w');
+      try {
+        const chunk = Buffer.alloc(64 * 1024, 1);
+        for (let written = 0; written < room; written += chunk.length) writeSync(fd, chunk, 0, Math.min(chunk.length, room - written));
+      } finally {
+        closeSync(fd);
+      }
+    },
+    release() {
+      rmSync(filler);
+    },
+    reason: /no space left on the file system of the data dir/,
+  };
+}
+
+const rlimitLimiter: Limiter = {
+  what: 'a file size limit (RLIMIT_FSIZE)',
+  restrict(pid, dataDir) {
+    const limit = statSync(join(dataDir, 'data.mdb')).size + 256 * 1024;
+    execFileSync('prlimit', ['--pid', String(pid), `--fsize=${limit}:unlimited`]);
+  },
+  release(pid) {
+    execFileSync('prlimit', ['--pid', String(pid), '--fsize=unlimited:unlimited']);
+  },
+  // LMDB turns the short write into EIO; there is plenty of space, so checkd says what LMDB said.
+  reason: /writing to the data dir \S+ failed: Input\/output error/,
+};
+
+async function fullDiskScenario(dataDir: string, limiter: Limiter): Promise<void> {
+  const created = await runCli(['project', 'create', '--name', 'disk', '--ping-log-limit', '100000', '--data-dir', dataDir, '--json']);
+  expect(created.code, created.stderr).toBe(0);
+  const p = JSON.parse(created.stdout) as { api_key: string };
+  const d: ChildDaemon = await startChild(['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
+  cleanups.push(() => d.stop('SIGKILL'));
+  const check = await api(d.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'disk', timeout: 3600 } });
+  expect(check.status).toBe(201);
+  const uuid = (check.json as { ping_url: string }).ping_url.split('/').pop()!;
+
+  limiter.restrict(d.proc.pid!, dataDir);
+
+  // Pings with 8 KB bodies until the writes are refused.
+  const acked: string[] = [];
+  const refused: Array<{ body: string; status: number; json: unknown; retryAfter: string | null }> = [];
+  for (let i = 0; i < 3000 && refused.length < 5; i++) {
+    const body = `ping-${i}-`.padEnd(8000, 'x');
+    const r = await fetch(`${d.url}/ping/${uuid}`, { method: 'POST', body });
+    const text = await r.text();
+    if (r.status === 200) acked.push(body);
+    else refused.push({ body, status: r.status, json: JSON.parse(text), retryAfter: r.headers.get('retry-after') });
+  }
+  expect(refused.length, `no write was refused after ${acked.length} pings`).toBe(5);
+  expect(acked.length).toBeGreaterThan(0);
+  for (const r of refused) {
+    expect(r.status).toBe(503);
+    expect(r.json).toEqual({ error: expect.stringMatching(/^storage unavailable/) });
+    expect(r.retryAfter).toBe('30');
+  }
+
+  // Still serving: reads work, API writes get the same clear 503.
+  expect(d.proc.exitCode).toBeNull();
+  const list = await api(d.url, '/api/v3/checks/', { key: p.api_key });
+  expect(list.status).toBe(200);
+  expect((await api(d.url, '/metrics')).status).toBe(200);
+  const write = await api(d.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'while full', timeout: 3600 } });
+  expect([write.status, write.json]).toEqual([503, { error: expect.stringMatching(/^storage unavailable/) }]);
+  // The log says why, in one line an operator understands.
+  await new Promise((r) => setTimeout(r, 200));
+  expect(d.stderr()).toContain('write refused, storage unavailable');
+  expect(d.stderr()).toMatch(limiter.reason);
+
+  // Room again: writes succeed, without a restart.
+  limiter.release(d.proc.pid!);
+  let again = 0;
+  for (let i = 0; i < 50 && again === 0; i++) {
+    const body = `after-${i}-`.padEnd(8000, 'y');
+    const r = await fetch(`${d.url}/ping/${uuid}`, { method: 'POST', body });
+    await r.text();
+    if (r.status === 200) {
+      acked.push(body);
+      again++;
+    } else await new Promise((res) => setTimeout(res, 100));
+  }
+  expect(again, 'writes did not resume after space was freed').toBe(1);
+  for (let i = 0; i < 20; i++) {
+    const body = `more-${i}-`.padEnd(8000, 'z');
+    const r = await fetch(`${d.url}/ping/${uuid}`, { method: 'POST', body });
+    await r.text();
+    expect(r.status).toBe(200);
+    acked.push(body);
+  }
+  expect(await d.stop('SIGTERM')).toBe(0);
+
+  // Nothing lost, nothing half-written: exactly the acknowledged pings are
+  // stored, and the check's counter agrees with them.
+  const store = Store.open(dataDir, { readOnly: true });
+  try {
+    const stored = store.listPings(uuid, 1_000_000).map((x) => Buffer.from(x.body ?? []).toString());
+    expect(new Set(stored)).toEqual(new Set(acked));
+    expect(stored).toHaveLength(acked.length);
+    expect(store.getCheck(uuid)?.nPings).toBe(acked.length);
+  } finally {
+    await store.close();
+  }
+  console.info(`${limiter.what}: ${acked.length} pings stored, writes refused with 503 while full, resumed after`);
+}
+
+describe('a full disk', () => {
+  it(`refuses writes with 503 JSON, keeps serving, recovers once space is freed (${CAN_MOUNT ? 'a real full tmpfs' : 'mount not permitted here: RLIMIT_FSIZE'})`, async () => {
+    const tmp = tempDir('checkd-full-');
+    cleanups.push(() => tmp.cleanup());
+    if (!CAN_MOUNT) {
+      await fullDiskScenario(join(tmp.path, 'data'), rlimitLimiter);
+      return;
+    }
+    const mnt = join(tmp.path, 'mnt');
+    mkdirSync(mnt);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mnt]);
+    cleanups.push(() => {
+      execFileSync('umount', ['-l', mnt]);
+    });
+    await fullDiskScenario(join(mnt, 'data'), tmpfsLimiter(mnt));
+  }, 60_000);
+
+  it('the same with a file size limit (RLIMIT_FSIZE, EFBIG): no privileges needed', async () => {
+    const tmp = tempDir('checkd-fsize-');
+    cleanups.push(() => tmp.cleanup());
+    await fullDiskScenario(join(tmp.path, 'data'), rlimitLimiter);
+  }, 60_000);
+
+  it('a commit failure at the store boundary (simulated ENOSPC) gives 503 JSON, and the next write goes through', async () => {
+    const d = await startInProcess();
+    cleanups.push(() => d.stop());
+    const p = await d.createProject();
+    const created = await api(d.url, '/api/v3/checks/', { key: p.apiKey, body: { name: 'sim' } });
+    const uuid = (created.json as { ping_url: string }).ping_url.split('/').pop()!;
+    const store = d.daemon.store;
+    const real = store.transact.bind(store);
+    // What lmdb-js rejects a failed commit's writes with.
+    const fail = () => {
+      const cause = Promise.reject(Object.assign(new Error('No space left on device'), { code: 'ENOSPC' }));
+      cause.catch(() => {});
+      return Promise.reject(Object.assign(new Error(COMMIT_FAILED_MESSAGE), { commitError: cause }));
+    };
+    store.transact = (() => fail()) as typeof store.transact;
+    try {
+      const ping = await api(d.url, `/ping/${uuid}`);
+      expect([ping.status, ping.json]).toEqual([503, { error: expect.stringMatching(/^storage unavailable/) }]);
+      const write = await api(d.url, `/api/v3/checks/${uuid}`, { key: p.apiKey, body: { name: 'renamed' } });
+      expect([write.status, write.json]).toEqual([503, { error: expect.stringMatching(/^storage unavailable/) }]);
+      expect((await api(d.url, '/api/v3/checks/', { key: p.apiKey })).status).toBe(200);
+    } finally {
+      store.transact = real;
+    }
+    expect((await api(d.url, `/ping/${uuid}`)).status).toBe(200);
+    expect(store.getCheck(uuid)?.nPings).toBe(1);
+    expect(store.getCheck(uuid)?.name).toBe('sim');
+  });
+});
