@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,5 +10,7 @@ export default defineConfig({
     // Daemon processes and ports per file: keep parallelism modest for 2-core CI.
     pool: 'forks',
     maxWorkers: 2,
+    // The JSON report lets .ci/run print a plain "N passed, N failed" line.
+    reporters: ['default', ['json', { outputFile: process.env.CHECKD_TEST_REPORT ?? join(tmpdir(), 'checkd-vitest.json') }]],
   },
 });
