@@ -21,6 +21,7 @@ import autocannon from 'autocannon';
 import { Store } from '../daemon/store/store.js';
 import { newCheck } from '../daemon/domain/check-input.js';
 import { newUuid } from '../daemon/domain/ids.js';
+import { cliJson, pool } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/daemon/cli.js');
@@ -73,11 +74,7 @@ function serveDaemon(dataDir: string): Promise<Served> {
   );
 }
 
-function cli(args: string[]): any {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`checkd ${args.join(' ')} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
+const cli = (args: string[]): any => cliJson(CLI, args);
 
 interface Rss {
   total: number;
@@ -96,20 +93,6 @@ function describeRss(r: Rss): string {
   return `${r.total.toFixed(1)} MB (anonymous ${r.anon.toFixed(1)} MB, file-backed ${r.file.toFixed(1)} MB)`;
 }
 
-/** Run tasks with at most `width` in flight. */
-async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = new Array(n);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < n) {
-        const i = next++;
-        out[i] = await task(i);
-      }
-    }),
-  );
-  return out;
-}
 
 interface LoadResult {
   rps: number;

@@ -33,6 +33,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { WatchReport } from './watch-clients.js';
+import { cliJson, pool } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = resolve(ROOT, process.env.BENCH_CLI ?? 'dist/daemon/cli.js');
@@ -115,25 +116,8 @@ async function startDaemon(dataDir: string): Promise<Daemon> {
   };
 }
 
-function cli(args: string[]): any {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`checkd ${args.join(' ')} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
+const cli = (args: string[]): any => cliJson(CLI, args);
 
-async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = new Array(n);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < n) {
-        const i = next++;
-        out[i] = await task(i);
-      }
-    }),
-  );
-  return out;
-}
 
 interface Load {
   rps: number;

@@ -50,6 +50,24 @@ export interface FlipMsg {
   revision: number;
 }
 
+export interface ProjectMsg {
+  id: string;
+  name: string;
+  read_only: boolean;
+  revision: number;
+  check_limit: number;
+  n_checks: number;
+}
+
+export interface CheckDetailMsg {
+  /** Null only if the server left it unset; GetCheck always sets it. */
+  check: CheckMsg | null;
+  /** Newest first. */
+  pings: PingMsg[];
+  /** Newest first. */
+  flips: FlipMsg[];
+}
+
 export interface WatchEventMsg {
   revision: number;
   type: string;

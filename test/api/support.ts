@@ -3,7 +3,7 @@
 // request helpers. Not a test file itself (no `.test.` in the name).
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-import { api, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { api, createCheck as createCheckAt, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import type { Clock } from '../../daemon/clock.js';
 
 export { api };
@@ -97,9 +97,7 @@ export function useDaemon(opts: { clock?: Clock; apiRateLimit?: number; checkLim
 
 /** Create a check and return its read-write representation (asserts 201). */
 export async function createCheck(env: Env, body: Record<string, unknown> = {}, key = env.p.apiKey): Promise<any> {
-  const r = await api(env.url, '/api/v3/checks/', { method: 'POST', key, body });
-  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
-  return r.json;
+  return createCheckAt(env.url, key, body);
 }
 
 /** A fresh project on the env's daemon (isolated list/filter tests). */

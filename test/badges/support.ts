@@ -6,6 +6,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { api, ManualClock, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 
+export { createCheck, ping } from '../helpers/daemon.js';
 export { api, ManualClock };
 
 export const BASE_URL = 'http://checkd.test';
@@ -44,19 +45,7 @@ export async function badgeProject(env: { d: InProcessDaemon }): Promise<BadgePr
   return { ...p, badgeKey: rec.badgeKey };
 }
 
-/** POST /api/v3/checks/; returns the read-write representation. */
-export async function createCheck(url: string, key: string, body: Record<string, unknown>): Promise<any> {
-  const r = await api(url, '/api/v3/checks/', { key, body });
-  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
-  return r.json;
-}
 
-/** A ping over HTTP: success, or `/fail`, `/start`, ... */
-export async function ping(url: string, uuid: string, suffix = ''): Promise<void> {
-  const res = await fetch(`${url}/ping/${uuid}${suffix ? `/${suffix}` : ''}`);
-  await res.text();
-  if (res.status !== 200) throw new Error(`ping ${uuid}/${suffix} gave ${res.status}`);
-}
 
 /** The badges map of a project (GET /api/v3/badges/). */
 export async function badgeMap(url: string, key: string): Promise<Record<string, Record<string, string>>> {
@@ -80,15 +69,7 @@ export interface Fetched {
 
 /** A plain request to a full URL (no API key: badges are public). */
 export async function get(fullUrl: string, method = 'GET'): Promise<Fetched> {
-  const res = await fetch(fullUrl, { method, redirect: 'manual' });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return api(fullUrl, '', { method });
 }
 
 /** §14.2, written out again: first 8 chars of base64url(HMAC-SHA1(SHA1(K‖secret), tag)). */

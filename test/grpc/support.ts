@@ -4,25 +4,15 @@
 import * as grpc from '@grpc/grpc-js';
 import { loadCheckdProto } from '../../daemon/grpc/proto.js';
 import { api } from '../helpers/daemon.js';
-import type { CheckMsg, FlipMsg, PingMsg, WatchEventMsg } from '../../daemon/grpc/messages.js';
+import type { CheckDetailMsg as WireCheckDetail, CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg } from '../../daemon/grpc/messages.js';
 import type { Store } from '../../daemon/store/store.js';
 
-export type { CheckMsg, FlipMsg, PingMsg, WatchEventMsg };
+export { createCheck, ping } from '../helpers/daemon.js';
+export type { CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg };
 
-export interface ProjectMsg {
-  id: string;
-  name: string;
-  read_only: boolean;
-  revision: number;
-  check_limit: number;
-  n_checks: number;
-}
 
-export interface CheckDetailMsg {
-  check: CheckMsg;
-  pings: PingMsg[];
-  flips: FlipMsg[];
-}
+/** GetCheck as the tests read it: the check is always set. */
+export type CheckDetailMsg = Omit<WireCheckDetail, 'check'> & { check: CheckMsg };
 
 type Unary<Req, Res> = (req: Req, md: grpc.Metadata, cb: grpc.requestCallback<Res>) => grpc.ClientUnaryCall;
 
@@ -203,19 +193,7 @@ export function range(first: number, n: number): number[] {
 
 // ---- HTTP side ------------------------------------------------------------
 
-/** Create a check over the v3 API; returns its read-write JSON (asserts 201). */
-export async function createCheck(url: string, key: string, body: Record<string, unknown> = {}): Promise<{ uuid: string; name: string; [k: string]: unknown }> {
-  const r = await api(url, '/api/v3/checks/', { method: 'POST', key, body });
-  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
-  return r.json;
-}
 
-/** Send a ping (success, or a suffix such as "fail" / "start"); asserts 200. */
-export async function ping(url: string, uuid: string, suffix = ''): Promise<void> {
-  const res = await fetch(`${url}/ping/${uuid}${suffix ? `/${suffix}` : ''}`);
-  await res.text();
-  if (res.status !== 200) throw new Error(`ping ${uuid}/${suffix} gave ${res.status}`);
-}
 
 /** Revisions of the project's check events in the durable log, after `after`. */
 export function logRevisions(store: Store, projectId: string, after = 0): number[] {

@@ -178,3 +178,17 @@ export async function api(
   }
   return { status: res.status, headers: res.headers, text, json };
 }
+
+/** POST /api/v3/checks/ with a read-write key; returns the representation (throws unless 201). */
+export async function createCheck(url: string, key: string, body: Record<string, unknown> = {}): Promise<any> {
+  const r = await api(url, '/api/v3/checks/', { method: 'POST', key, body });
+  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
+  return r.json;
+}
+
+/** A ping over HTTP: success, or a suffix such as "fail" / "start"; throws unless 200. */
+export async function ping(url: string, uuid: string, suffix = ''): Promise<void> {
+  const res = await fetch(`${url}/ping/${uuid}${suffix ? `/${suffix}` : ''}`);
+  await res.text();
+  if (res.status !== 200) throw new Error(`ping ${uuid}/${suffix} gave ${res.status}`);
+}

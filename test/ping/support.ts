@@ -3,7 +3,7 @@
 // small API helpers. Not a test file itself (no `.test.` in the name).
 import { request } from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
-import { api, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { api, createCheck as createCheckAt, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import type { Clock } from '../../daemon/clock.js';
 
 export { api };
@@ -86,9 +86,7 @@ export function send(
 
 /** Create a check through the API and return its representation (asserts 201). */
 export async function createCheck(env: PingEnv, body: Record<string, unknown> = {}, key = env.p.apiKey): Promise<any> {
-  const r = await api(env.url, '/api/v3/checks/', { method: 'POST', key, body });
-  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
-  return r.json;
+  return createCheckAt(env.url, key, body);
 }
 
 export async function getCheck(env: PingEnv, uuid: string, version = 3): Promise<any> {

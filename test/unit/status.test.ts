@@ -19,6 +19,7 @@ import {
   recomputeAfterUpdate,
   shouldNotify,
 } from '../../daemon/domain/status.js';
+import { newCheck } from '../../daemon/domain/check-input.js';
 import type {
   ApiVersion,
   CheckRecord,
@@ -40,35 +41,7 @@ function t(time: string): number {
 
 function check(fields: Partial<CheckRecord> = {}): CheckRecord {
   return {
-    uuid: '6f3b5c1e-1111-4222-8333-944455556666',
-    projectId: 'p1',
-    badgeKey: 'b1',
-    createdAt: t('00:00'),
-    name: '',
-    slug: '',
-    tags: '',
-    desc: '',
-    kind: 'simple',
-    timeout: 86400,
-    grace: 3600,
-    schedule: '',
-    tz: 'UTC',
-    manualResume: false,
-    methods: '',
-    startKw: '',
-    successKw: '',
-    failureKw: '',
-    filterSubject: false,
-    filterBody: false,
-    filterHttpBody: false,
-    filterDefaultFail: false,
-    status: 'new',
-    lastPing: null,
-    lastStart: null,
-    lastStartRid: null,
-    lastDuration: null,
-    alertAfter: null,
-    nPings: 0,
+    ...newCheck({ uuid: '6f3b5c1e-1111-4222-8333-944455556666', projectId: 'p1', badgeKey: 'b1', createdAt: t('00:00') }),
     channels: ['c1'],
     ...fields,
   };
