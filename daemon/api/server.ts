@@ -1,7 +1,7 @@
 // Builds the Fastify app: the v1/v2/v3 API, plus whatever plugins the daemon
 // adds (ping and badge routes). Bodies are read raw: the API parses JSON itself
 // to give the reference's error messages, and pings log their bytes verbatim.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { registerCheckRoutes } from './checks.js';
 import { registerReadRoutes } from './reads.js';
@@ -20,21 +20,25 @@ export interface HttpServerOptions {
 }
 
 export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions): Promise<FastifyInstance> {
+  const httpLog = ctx.logger.child({ component: 'http' });
   const app: FastifyInstance = Fastify({
-    loggerInstance: ctx.logger.child({ component: "http" }) as unknown as FastifyBaseLogger,
+    loggerInstance: httpLog as unknown as FastifyBaseLogger,
     // One line per request at debug level; never headers (API keys live there).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: opts.trustProxy,
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
-  app.addHook('onResponse', async (req, reply) => {
-    req.log.debug(
-      { method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
-  });
+  // The level is fixed at start: off the hot path entirely unless debugging.
+  if (httpLog.isLevelEnabled('debug')) {
+    app.addHook('onResponse', async (req, reply) => {
+      req.log.debug(
+        { method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        'request',
+      );
+    });
+  }
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
