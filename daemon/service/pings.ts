@@ -47,8 +47,9 @@ export class PingService {
       if (!check) return 'missing';
       const project = this.store.getProject(check.projectId);
       const classified = classifyPing({ action: suffix, exitStatus, method: facts.method, body: facts.body, check });
-      // The HTTP layer refuses exit statuses above 255 before getting here.
-      if (!classified.ok) return 'missing';
+      // The HTTP layer refuses exit statuses above 255 before it gets here;
+      // refusing again keeps this function safe for any other caller.
+      if (!classified.ok) throw new RangeError(`exit status ${exitStatus} is out of range`);
       const kind = classified.kind;
       const n = check.nPings + 1;
       // Read lazily: the walk usually stops at the first earlier ping.
