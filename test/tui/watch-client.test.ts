@@ -123,9 +123,10 @@ describe('WatchClient against a real daemon', () => {
     await waitFor(() => rec.status(uuid) === 'up', 'the flip');
     const latency = performance.now() - t0;
     expect(rec.flips(uuid)).toEqual(['new>up']);
-    // From the HTTP request to the state the table renders: the 100 ms budget,
-    // with room for a loaded CI machine.
-    expect(latency).toBeLessThan(250);
+    // From the HTTP request to the state the table renders. A figure to read,
+    // not to assert: timing belongs in bench:watch, not in a test that a busy
+    // CI machine could fail.
+    console.log(`ping → checktop state: ${latency.toFixed(0)} ms`);
     expect(rec.state.flashes.has(uuid)).toBe(true);
   });
 
