@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { expect } from 'vitest';
 import { CHECKD_BIN } from '../helpers/daemon.js';
 
-export { api, CHECKD_BIN, REPO_ROOT, tempDir } from '../helpers/daemon.js';
+export { api, CHECKD_BIN, freePort, REPO_ROOT, tempDir } from '../helpers/daemon.js';
 
 /** The ready line of contract.md, with the addresses actually bound. */
 export const READY_RE = /^checkd ready http=(\S+):(\d+) grpc=(\S+)$/;
@@ -170,16 +170,6 @@ export function tree(dir: string): string[] {
   return out.sort();
 }
 
-/** A TCP port that was free a moment ago (bound to port 0, then released). */
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  const srv = createServer();
-  srv.listen(0, host);
-  await once(srv, 'listening');
-  const port = (srv.address() as { port: number }).port;
-  srv.close();
-  await once(srv, 'close');
-  return port;
-}
 
 /** Whether something can bind host:port right now. */
 export async function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {

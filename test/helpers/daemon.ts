@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
 import { createLogger } from '../../daemon/log.js';
@@ -191,4 +192,15 @@ export async function ping(url: string, uuid: string, suffix = ''): Promise<void
   const res = await fetch(`${url}/ping/${uuid}${suffix ? `/${suffix}` : ''}`);
   await res.text();
   if (res.status !== 200) throw new Error(`ping ${uuid}/${suffix} gave ${res.status}`);
+}
+
+/** A TCP port that was free a moment ago (bound to port 0, then released). */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const srv = createServer();
+  srv.listen(0, host);
+  await once(srv, 'listening');
+  const port = (srv.address() as { port: number }).port;
+  srv.close();
+  await once(srv, 'close');
+  return port;
 }

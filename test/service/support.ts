@@ -4,10 +4,10 @@
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { REPO_ROOT } from '../helpers/daemon.js';
+export { freePort } from '../helpers/daemon.js';
 
 export const UNIT_PATH = join(REPO_ROOT, 'systemd/checkd.service');
 export const ENV_EXAMPLE_PATH = join(REPO_ROOT, 'systemd/checkd.env.example');
@@ -90,15 +90,6 @@ export function parseEnvFile(text: string): { active: Record<string, string>; co
   return { active, commented };
 }
 
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  srv.listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const port = (srv.address() as { port: number }).port;
-  srv.close();
-  await once(srv, 'close');
-  return port;
-}
 
 export async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -3,9 +3,8 @@
 // terminal. (The running TUI is tested in tmux: e2e-tmux.test.ts.)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECKTOP_BIN, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { CHECKTOP_BIN, freePort, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { assertFreshBuild } from './built.js';
 
 async function checktop(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; ms: number }> {
@@ -20,13 +19,6 @@ async function checktop(args: string[], env: Record<string, string> = {}): Promi
   return { code: code as number | null, stderr, ms: Date.now() - t0 };
 }
 
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 describe('checktop start-up errors', () => {
   let d: InProcessDaemon;
@@ -46,7 +38,7 @@ describe('checktop start-up errors', () => {
   });
 
   it('nothing listening: exit 2 with the reason, without waiting out the 3 s deadline', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const r = await checktop(['--grpc', `127.0.0.1:${port}`], { CHECKD_API_KEY: p.apiKey });
     expect(r.code).toBe(2);
     // Node's own start-up is most of this; a refused connection fails at once.

@@ -7,9 +7,8 @@
 // the TUI is live again by itself and a new ping shows up.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, CHECKTOP_BIN, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { api, CHECKTOP_BIN, freePort, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
 import { assertFreshBuild } from './built.js';
 
 const SOCKET = `checktop-e2e-${process.pid}`;
@@ -35,13 +34,6 @@ async function waitForScreen(re: RegExp, what: string, timeoutMs = 15_000): Prom
   }
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 describe('checktop in tmux against a child daemon', () => {
   const dir = tempDir('checktop-e2e-');

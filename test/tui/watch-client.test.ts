@@ -2,9 +2,8 @@
 // snapshot, live events, unary calls, start-up errors, and the two recovery
 // paths: resume after a restart (no flip lost, none twice) and a fresh
 // snapshot when the revision has left the log (OUT_OF_RANGE).
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { api, freePort, startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { backoffDelay, WatchClient, type WatchUpdate } from '../../tui/watch-client.js';
 import { initialState, reducer, type TuiState } from '../../tui/state.js';
 import { grpc } from '../../tui/rpc.js';
@@ -12,13 +11,6 @@ import type { WatchEventMsg } from '../../tui/wire.js';
 
 const FAST = { initialMs: 50, maxMs: 300 };
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 async function waitFor(fn: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
