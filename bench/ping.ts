@@ -22,6 +22,7 @@ import { Store } from '../daemon/store/store.js';
 import { newCheck } from '../daemon/domain/check-input.js';
 import { newUuid } from '../daemon/domain/ids.js';
 import { cliJson, pool } from './support.js';
+import { SERVE_NODE_FLAGS } from '../daemon/node-flags.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/daemon/cli.js');
@@ -69,7 +70,7 @@ async function serve(args: string[], readyRe: RegExp): Promise<Served> {
 
 function serveDaemon(dataDir: string): Promise<Served> {
   return serve(
-    [CLI, 'serve', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--api-rate-limit', '0', '--log-level', 'warn'],
+    [...SERVE_NODE_FLAGS, CLI, 'serve', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--api-rate-limit', '0', '--log-level', 'warn'],
     /^checkd ready http=(\S+) /,
   );
 }

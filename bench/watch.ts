@@ -34,6 +34,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { WatchReport } from './watch-clients.js';
 import { cliJson, pool } from './support.js';
+import { SERVE_NODE_FLAGS } from '../daemon/node-flags.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = resolve(ROOT, process.env.BENCH_CLI ?? 'dist/daemon/cli.js');
@@ -88,7 +89,7 @@ async function startDaemon(dataDir: string): Promise<Daemon> {
   const nodeArgs = (process.env.BENCH_DAEMON_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
   const proc = spawn(
     process.execPath,
-    [...nodeArgs, CLI, 'serve', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--api-rate-limit', '0', '--log-level', 'warn'],
+    [...SERVE_NODE_FLAGS, ...nodeArgs, CLI, 'serve', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--api-rate-limit', '0', '--log-level', 'warn'],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';

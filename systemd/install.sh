@@ -32,6 +32,8 @@ BIN_DIR=${BIN_DIR:-/usr/local/bin}
 GROUP=checkd
 # Must match User= in checkd.service (a dynamic user; see the comment there).
 SERVICE_USER=checkd-daemon
+# Node options of `checkd serve` (daemon/node-flags.ts says why).
+NODE_FLAGS=--max-semi-space-size=4
 START=1
 
 usage() {
@@ -126,7 +128,7 @@ fi
 # ---- 4. unit, settings, commands ------------------------------------------------
 install -d -m 0755 "$UNIT_DIR"
 install -m 0644 "$PREFIX/systemd/checkd.service" "$UNIT_DIR/checkd.service"
-EXEC="$NODE $PREFIX/dist/daemon/cli.js serve"
+EXEC="$NODE $NODE_FLAGS $PREFIX/dist/daemon/cli.js serve"
 if ! grep -qxF "ExecStart=$EXEC" "$UNIT_DIR/checkd.service"; then
   sed -i "s|^ExecStart=.*|ExecStart=$EXEC|" "$UNIT_DIR/checkd.service"
 fi

@@ -55,13 +55,15 @@ describe('Type=notify', () => {
     const listener: NotifyListener = await startNotifyListener(notifySocket, httpPort, grpcSocket);
     cleanups.push(() => listener.close());
 
-    // ExecStart=/usr/bin/node /opt/checkd/dist/daemon/cli.js serve: this node, the build.
+    // ExecStart=/usr/bin/node <node options> /opt/checkd/dist/daemon/cli.js serve: this node, the build.
     const exec = splitWords(unit.get('Service', 'ExecStart')!);
-    expect(exec[1]).toMatch(/\/dist\/daemon\/cli\.js$/);
-    const args = exec.slice(2);
+    const cli = exec.findIndex((w) => /\/dist\/daemon\/cli\.js$/.test(w));
+    expect(cli).toBeGreaterThan(0);
+    const nodeOptions = exec.slice(1, cli);
+    const args = exec.slice(cli + 1);
     const umask = unit.get('Service', 'UMask') ?? '0022';
     const started = performance.now();
-    const proc = spawn('/bin/sh', ['-c', `umask ${umask} && exec "$0" "$@"`, process.execPath, CHECKD_BIN, ...args], {
+    const proc = spawn('/bin/sh', ['-c', `umask ${umask} && exec "$0" "$@"`, process.execPath, ...nodeOptions, CHECKD_BIN, ...args], {
       // systemd passes a small environment: no CHECKD_* from the test runner.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...env, NOTIFY_SOCKET: notifySocket },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,9 +2,11 @@
 // security), its consistency with install.sh, and the example settings file.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/daemon.js';
+import { REPO_ROOT, runCli } from '../helpers/daemon.js';
+import { SERVE_NODE_FLAGS } from '../../daemon/node-flags.js';
 import { ENV_EXAMPLE_PATH, INSTALL_SH, parseEnvFile, readUnit, requireTool, splitWords, UNIT_PATH } from './support.js';
 
 const run = promisify(execFile);
@@ -72,13 +74,22 @@ describe('the unit', () => {
     const prefix = /^PREFIX=\$\{PREFIX:-(\S+)\}$/m.exec(sh)?.[1];
     const group = /^GROUP=(\S+)$/m.exec(sh)?.[1];
     const user = /^SERVICE_USER=(\S+)$/m.exec(sh)?.[1];
+    const nodeFlags = /^NODE_FLAGS=(.*)$/m.exec(sh)?.[1];
     const exec = splitWords(unit.get('Service', 'ExecStart')!);
-    expect(exec[1]).toBe(`${prefix}/dist/daemon/cli.js`);
-    expect(exec.slice(2)).toEqual(['serve']);
+    expect(exec.slice(1)).toEqual([...SERVE_NODE_FLAGS, `${prefix}/dist/daemon/cli.js`, 'serve']);
+    expect(nodeFlags?.split(' ')).toEqual(SERVE_NODE_FLAGS);
+    expect(sh).toContain('EXEC="$NODE $NODE_FLAGS $PREFIX/dist/daemon/cli.js serve"');
     expect(group).toBe(unit.get('Service', 'Group'));
     expect(user).toBe(unit.get('Service', 'User'));
     expect(unit.get('Service', 'EnvironmentFile')).toBe('-/etc/checkd/checkd.env');
     expect(sh).toContain('"$PREFIX/systemd/checkd.env.example" "$ETC_DIR/checkd.env"');
+  });
+});
+
+describe('node options of checkd serve', () => {
+  it('npm start uses the same as the unit', () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.start).toBe(['node', ...SERVE_NODE_FLAGS, 'dist/daemon/cli.js', 'serve'].join(' '));
   });
 });
 
