@@ -21,7 +21,7 @@ import autocannon from 'autocannon';
 import { Store } from '../daemon/store/store.js';
 import { newCheck } from '../daemon/domain/check-input.js';
 import { newUuid } from '../daemon/domain/ids.js';
-import { cliJson, pool } from './support.js';
+import { cliJson, diskCounters, diskDelta, pool, type DiskCounters } from './support.js';
 import { SERVE_NODE_FLAGS } from '../daemon/node-flags.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -96,6 +96,9 @@ function describeRss(r: Rss): string {
 
 
 interface LoadResult {
+  seconds: number;
+  /** Write-side I/O of the data dir's device during the run (null where unreadable). */
+  disk: DiskCounters | null;
   rps: number;
   p50: number;
   p99: number;
@@ -104,9 +107,10 @@ interface LoadResult {
   errors: number;
 }
 
-/** autocannon against /ping/<uuid>, one uuid after another. */
-async function load(url: string, uuids: string[], seconds: number): Promise<LoadResult> {
+/** autocannon against /ping/<uuid>, one uuid after another; `diskOf` is a path on the device to watch. */
+async function load(url: string, uuids: string[], seconds: number, diskOf = tmpdir()): Promise<LoadResult> {
   let i = 0;
+  const diskBefore = diskCounters(diskOf);
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -122,6 +126,8 @@ async function load(url: string, uuids: string[], seconds: number): Promise<Load
     ],
   });
   return {
+    seconds,
+    disk: diskDelta(diskBefore, diskCounters(diskOf)),
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -135,10 +141,31 @@ function describe(r: LoadResult): string {
   return `${Math.round(r.rps).toLocaleString('en-US')} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${r.total.toLocaleString('en-US')} requests, ${r.non2xx} non-2xx, ${r.errors} errors)`;
 }
 
+/**
+ * What the disk did per request: durable pings are bound by the write I/Os
+ * each LMDB commit needs (one 4 KiB page per B-tree leaf and branch touched)
+ * and by the flushes that make them durable.
+ */
+function describeDisk(r: LoadResult): string {
+  const d = r.disk;
+  if (!d || r.total === 0) return 'disk counters not available here';
+  const perReq = (n: number) => (n / r.total).toFixed(2);
+  return `${Math.round(d.writes / r.seconds).toLocaleString('en-US')} write I/Os/s (${perReq(d.writes)} per request, ${perReq((d.sectorsWritten * 512) / 1024)} KiB), ${Math.round(d.flushes / r.seconds).toLocaleString('en-US')} flushes/s (${(r.total / Math.max(d.flushes, 1)).toFixed(1)} requests per flush)`;
+}
+
 /** Combine alternating rounds: overall rate, worst p99. */
 function combine(rounds: LoadResult[]): LoadResult {
   const total = rounds.reduce((a, r) => a + r.total, 0);
+  const disks = rounds.map((r) => r.disk);
   return {
+    seconds: rounds.reduce((a, r) => a + r.seconds, 0),
+    disk: disks.every((d) => d !== null)
+      ? {
+          writes: disks.reduce((a, d) => a + d!.writes, 0),
+          sectorsWritten: disks.reduce((a, d) => a + d!.sectorsWritten, 0),
+          flushes: disks.reduce((a, d) => a + d!.flushes, 0),
+        }
+      : null,
     rps: rounds.reduce((a, r) => a + r.rps, 0) / rounds.length,
     p50: Math.max(...rounds.map((r) => r.p50)),
     p99: Math.max(...rounds.map((r) => r.p99)),
@@ -179,8 +206,9 @@ async function throughput(): Promise<{ daemon: LoadResult; bare: LoadResult }> {
     // Alternate half-length rounds, so a change in background load hits both alike.
     const rounds = { daemon: [] as LoadResult[], bare: [] as LoadResult[] };
     for (let round = 0; round < 2; round++) {
-      const d = await load(daemon.url, uuids, DURATION_S / 2);
+      const d = await load(daemon.url, uuids, DURATION_S / 2, dir);
       log(`  round ${round + 1} daemon /ping/<uuid>: ${describe(d)}`);
+      log(`          disk: ${describeDisk(d)}`);
       const b = await load(bareServer.url, fake, DURATION_S / 2);
       log(`  round ${round + 1} bare Fastify route:  ${describe(b)}`);
       rounds.daemon.push(d);
@@ -260,6 +288,7 @@ async function main(): Promise<void> {
   log('');
   log('summary');
   log(`  ping path:   ${Math.round(daemon.rps).toLocaleString('en-US')} pings/s, p99 ${daemon.p99} ms (durable)`);
+  log(`  its disk:    ${describeDisk(daemon)}`);
   log(`  bare route:  ${Math.round(bare.rps).toLocaleString('en-US')} req/s, p99 ${bare.p99} ms`);
   log(`  ratio:       ${(ratio * 100).toFixed(1)} % of the bare route (target >= 60 %) ${ratio >= 0.6 ? 'OK' : 'MISSED'}`);
   log(`  memory:      ${start.toFixed(1)} MB RSS at start, ${after.toFixed(1)} MB after the burst, ${MEMORY_CHECKS.toLocaleString('en-US')} checks (target < 300 MB) ${Math.max(start, after) < 300 ? 'OK' : 'MISSED'}`);

@@ -1,5 +1,6 @@
 // Helpers shared by the benchmarks.
 import { spawnSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** Run the built `checkd` with arguments and parse its `--json` output. */
@@ -22,4 +23,43 @@ export async function pool<T>(n: number, width: number, task: (i: number) => Pro
     }),
   );
   return out;
+}
+
+/** Write-side counters of the block device holding a path (Linux /proc/diskstats). */
+export interface DiskCounters {
+  writes: number;
+  sectorsWritten: number;
+  flushes: number;
+}
+
+/**
+ * The counters of the device `path` lives on, or null where they cannot be
+ * read (not Linux, tmpfs, overlay without a block device).
+ */
+export function diskCounters(path: string): DiskCounters | null {
+  try {
+    const dev = statSync(path).dev;
+    // Linux's dev_t encoding (glibc's gnu_dev_major/minor).
+    const major = Math.floor(dev / 256) & 0xfff;
+    const minor = (dev & 0xff) | (Math.floor(dev / 4096) & ~0xff);
+    for (const line of readFileSync('/proc/diskstats', 'utf8').split('\n')) {
+      const f = line.trim().split(/\s+/);
+      if (Number(f[0]) !== major || Number(f[1]) !== minor) continue;
+      // After major, minor, name: writes completed is field 4, sectors written 6, flushes 15.
+      const stat = f.slice(3).map(Number);
+      return { writes: stat[4]!, sectorsWritten: stat[6]!, flushes: stat[15] ?? 0 };
+    }
+  } catch {
+    // fall through: no counters
+  }
+  return null;
+}
+
+export function diskDelta(before: DiskCounters | null, after: DiskCounters | null): DiskCounters | null {
+  if (!before || !after) return null;
+  return {
+    writes: after.writes - before.writes,
+    sectorsWritten: after.sectorsWritten - before.sectorsWritten,
+    flushes: after.flushes - before.flushes,
+  };
 }
