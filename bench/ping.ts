@@ -21,8 +21,7 @@ import autocannon from 'autocannon';
 import { Store } from '../daemon/store/store.js';
 import { newCheck } from '../daemon/domain/check-input.js';
 import { newUuid } from '../daemon/domain/ids.js';
-import { cliJson, diskCounters, diskDelta, pool, type DiskCounters } from './support.js';
-import { SERVE_NODE_FLAGS } from '../daemon/node-flags.js';
+import { cliJson, diskCounters, diskDelta, diskSum, pool, serveArgs, type DiskCounters } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/daemon/cli.js');
@@ -69,10 +68,7 @@ async function serve(args: string[], readyRe: RegExp): Promise<Served> {
 }
 
 function serveDaemon(dataDir: string): Promise<Served> {
-  return serve(
-    [...SERVE_NODE_FLAGS, CLI, 'serve', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--api-rate-limit', '0', '--log-level', 'warn'],
-    /^checkd ready http=(\S+) /,
-  );
+  return serve(serveArgs(CLI, dataDir), /^checkd ready http=(\S+) /);
 }
 
 const cli = (args: string[]): any => cliJson(CLI, args);
@@ -156,16 +152,9 @@ function describeDisk(r: LoadResult): string {
 /** Combine alternating rounds: overall rate, worst p99. */
 function combine(rounds: LoadResult[]): LoadResult {
   const total = rounds.reduce((a, r) => a + r.total, 0);
-  const disks = rounds.map((r) => r.disk);
   return {
     seconds: rounds.reduce((a, r) => a + r.seconds, 0),
-    disk: disks.every((d) => d !== null)
-      ? {
-          writes: disks.reduce((a, d) => a + d!.writes, 0),
-          sectorsWritten: disks.reduce((a, d) => a + d!.sectorsWritten, 0),
-          flushes: disks.reduce((a, d) => a + d!.flushes, 0),
-        }
-      : null,
+    disk: diskSum(rounds.map((r) => r.disk)),
     rps: rounds.reduce((a, r) => a + r.rps, 0) / rounds.length,
     p50: Math.max(...rounds.map((r) => r.p50)),
     p99: Math.max(...rounds.map((r) => r.p99)),

@@ -2,12 +2,37 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { SERVE_NODE_FLAGS } from '../daemon/node-flags.js';
 
 /** Run the built `checkd` with arguments and parse its `--json` output. */
 export function cliJson(cliPath: string, args: string[]): any {
   const r = spawnSync(process.execPath, [cliPath, ...args], { cwd: dirname(dirname(dirname(cliPath))), encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`checkd ${args.join(' ')} failed: ${r.stderr}`);
   return JSON.parse(r.stdout);
+}
+
+/**
+ * Node arguments that start the built `checkd serve` the way the benchmarks
+ * measure it: the service's node options (plus any given, e.g. profiling),
+ * ports chosen by the OS on loopback, no API rate limit, quiet logs.
+ */
+export function serveArgs(cliPath: string, dataDir: string, extraNodeArgs: readonly string[] = []): string[] {
+  return [
+    ...SERVE_NODE_FLAGS,
+    ...extraNodeArgs,
+    cliPath,
+    'serve',
+    '--data-dir',
+    dataDir,
+    '--listen',
+    '127.0.0.1:0',
+    '--grpc-listen',
+    '127.0.0.1:0',
+    '--api-rate-limit',
+    '0',
+    '--log-level',
+    'warn',
+  ];
 }
 
 /** Run `task(0..n-1)` with at most `width` in flight; results in index order. */
@@ -53,6 +78,17 @@ export function diskCounters(path: string): DiskCounters | null {
     // fall through: no counters
   }
   return null;
+}
+
+/** The counters of several runs added up; null if any run had none. */
+export function diskSum(runs: ReadonlyArray<DiskCounters | null>): DiskCounters | null {
+  if (runs.some((d) => d === null)) return null;
+  const all = runs as DiskCounters[];
+  return {
+    writes: all.reduce((a, d) => a + d.writes, 0),
+    sectorsWritten: all.reduce((a, d) => a + d.sectorsWritten, 0),
+    flushes: all.reduce((a, d) => a + d.flushes, 0),
+  };
 }
 
 export function diskDelta(before: DiskCounters | null, after: DiskCounters | null): DiskCounters | null {

@@ -33,8 +33,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { WatchReport } from './watch-clients.js';
-import { cliJson, pool } from './support.js';
-import { SERVE_NODE_FLAGS } from '../daemon/node-flags.js';
+import { cliJson, pool, serveArgs } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = resolve(ROOT, process.env.BENCH_CLI ?? 'dist/daemon/cli.js');
@@ -87,11 +86,7 @@ interface Daemon {
 async function startDaemon(dataDir: string): Promise<Daemon> {
   // BENCH_DAEMON_NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the daemon.
   const nodeArgs = (process.env.BENCH_DAEMON_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
-  const proc = spawn(
-    process.execPath,
-    [...SERVE_NODE_FLAGS, ...nodeArgs, CLI, 'serve', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--api-rate-limit', '0', '--log-level', 'warn'],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const proc = spawn(process.execPath, serveArgs(CLI, dataDir, nodeArgs), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
   const ready = await new Promise<{ http: string; grpc: string }>((resolveReady, reject) => {
