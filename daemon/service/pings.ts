@@ -42,10 +42,9 @@ export class PingService {
 
   async record(uuid: string, suffix: PingSuffix, exitStatus: number | null, facts: PingFacts): Promise<'ok' | 'missing'> {
     const now = this.clock.now();
-    return this.store.transact(() => {
+    return this.store.transactPing(() => {
       const check = this.store.getCheck(uuid);
       if (!check) return 'missing';
-      const project = this.store.getProject(check.projectId);
       const classified = classifyPing({ action: suffix, exitStatus, method: facts.method, body: facts.body, check });
       // The HTTP layer refuses exit statuses above 255 before it gets here;
       // refusing again keeps this function safe for any other caller.
@@ -68,10 +67,9 @@ export class PingService {
         body: facts.body.length > 0 ? facts.body : null,
       };
       const applied = applySignal(check, { kind, rid: facts.rid, now });
-      this.store.insertPingInTxn(applied.check, ping, project?.pingLogLimit ?? 100);
-      this.store.appendEventInTxn({
+      const event = {
         at: now,
-        type: 'ping.received',
+        type: 'ping.received' as const,
         projectId: check.projectId,
         checkUuid: uuid,
         check: applied.check,
@@ -84,9 +82,19 @@ export class PingService {
           method: facts.method,
           remoteAddr: facts.remoteAddr,
         },
-      });
+      };
+      if (!applied.flip) {
+        // The common case, and the one that must be cheap: see store/journal.ts.
+        this.store.journalPingInTxn(applied.check, ping, event);
+        return 'ok';
+      }
+      // A flip is written with the check, so flips and checks stay in step.
+      this.store.applyJournalInTxn();
+      const project = this.store.getProject(check.projectId);
+      this.store.insertPingInTxn(applied.check, ping, project?.pingLogLimit ?? 100);
+      this.store.appendEventInTxn(event);
       this.store.db.checks.put(uuid, applied.check);
-      if (applied.flip) this.store.insertFlipInTxn(applied.check, applied.flip, now);
+      this.store.insertFlipInTxn(applied.check, applied.flip, now);
       return 'ok';
     });
   }

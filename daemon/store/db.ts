@@ -11,9 +11,10 @@ import type {
   ProjectRecord,
 } from '../domain/types.js';
 import type { StoredEvent } from './events.js';
+import type { JournalEntry } from './journal.js';
 
 /** Bumped when the on-disk layout changes; `openDb` migrates older layouts. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export interface ApiKeyRecord {
   projectId: string;
@@ -45,6 +46,8 @@ export interface Db {
   flips: Database<FlipRecord, [string, number]>;
   /** revision → event */
   events: Database<StoredEvent, number>;
+  /** [revision, checkUuid] → ping not yet written into checks and pings (journal.ts) */
+  journal: Database<JournalEntry, [number, string]>;
 }
 
 export class DataDirError extends Error {}
@@ -173,9 +176,11 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     pings: root.openDB({ name: 'pings', ...records }),
     flips: root.openDB({ name: 'flips', ...records }),
     events: root.openDB({ name: 'events', ...records }),
+    journal: root.openDB({ name: 'journal', ...records }),
   };
   const stored = db.meta.get('schemaVersion') as number | undefined;
-  if (stored === undefined) {
+  // Version 2 added the (empty at first) ping journal: nothing to convert.
+  if (stored === undefined || stored < SCHEMA_VERSION) {
     if (!opts.readOnly) db.meta.putSync('schemaVersion', SCHEMA_VERSION);
   } else if (stored > SCHEMA_VERSION) {
     root.close();

@@ -1,9 +1,13 @@
 // The persistence facade: typed reads and the write transactions of checkd.
-// Every write goes through `transact`, which appends to the event log in the
-// same LMDB transaction and resolves only once the commit is flushed to disk.
+// Every write goes through `transact` (or `transactPing` for a ping), which
+// appends to the event log in the same LMDB transaction and resolves only
+// once the commit is flushed to disk. Reads include journaled pings that are
+// not yet in the B-trees (journal.ts), so callers never see the difference.
 import { timingSafeEqual } from 'node:crypto';
 import { closeDb, currentRevision, openDb, type ApiKeyRecord, type Db } from './db.js';
 import { appendEvent, type StoredEvent } from './events.js';
+import { applyJournal, isJournaled, journalPing, readJournal } from './journal.js';
+import { PendingPings } from './pending.js';
 import { hashApiKey, newApiKey, newPingKey, newSecret, newUuid, uniqueKeyOf } from '../domain/ids.js';
 import type {
   ChannelRecord,
@@ -19,25 +23,79 @@ export interface AuthResult {
 }
 
 export class Store {
-  private constructor(readonly db: Db) {}
+  private readonly pending = new PendingPings();
+  private readonly journaled = (rev: number, uuid: string): boolean => isJournaled(this.db, rev, uuid);
+
+  private constructor(
+    readonly db: Db,
+    private readonly readOnly: boolean,
+  ) {
+    // Pings journaled by a process that stopped before applying them.
+    for (const e of readJournal(db)) this.pending.add(e.uuid, { rev: e.rev, ping: e.ping, check: e.check });
+  }
 
   static open(dir: string, opts: { readOnly?: boolean } = {}): Store {
-    return new Store(openDb(dir, opts));
+    return new Store(openDb(dir, opts), opts.readOnly ?? false);
   }
 
   async close(): Promise<void> {
+    if (!this.readOnly && this.pending.size > 0) await this.applyJournal().catch(() => undefined);
     await closeDb(this.db);
   }
 
   /**
    * Run `fn` inside one write transaction and wait until it is durable.
+   * The journal is applied first, so `fn` reads and writes current records.
    * `fn` must do all its validation before its first write: an exception after
    * a write would leave a half-applied batch.
    */
   async transact<T>(fn: () => T): Promise<T> {
+    let current = 0;
+    const result = await this.db.root.transaction(() => {
+      current = this.applyJournalInTxn();
+      return fn();
+    });
+    this.pending.forgetUpTo(current);
+    await this.db.root.flushed;
+    return result;
+  }
+
+  /**
+   * The transaction of a ping: like `transact`, but without applying the
+   * journal, so that it costs two appends (its event and its journal entry).
+   * `fn` records the ping with `journalPingInTxn`, or, for a ping that needs
+   * more than that, calls `applyJournalInTxn` and writes directly.
+   */
+  async transactPing<T>(fn: () => T): Promise<T> {
     const result = await this.db.root.transaction(fn);
     await this.db.root.flushed;
     return result;
+  }
+
+  /** Write the journal into the B-trees now (the daemon does it a few times a second). */
+  async applyJournal(): Promise<void> {
+    await this.transact(() => undefined);
+  }
+
+  /** Journaled pings not yet written into the B-trees, as this process knows them. */
+  get pendingChecks(): number {
+    return this.pending.size;
+  }
+
+  /** Inside a write transaction: write the journal into the B-trees; returns the revision they are current with. */
+  applyJournalInTxn(): number {
+    return applyJournal(this.db, (check, ping) => {
+      const project = this.db.projects.get(check.projectId);
+      this.insertPingInTxn(check, ping, project?.pingLogLimit ?? 100);
+    });
+  }
+
+  /** Inside `transactPing`: record a ping that changes nothing but the check's own record. */
+  journalPingInTxn(check: CheckRecord, ping: PingRecord, event: Omit<StoredEvent, 'rev'>): number {
+    const rev = appendEvent(this.db, event);
+    journalPing(this.db, rev, check, ping);
+    this.pending.add(check.uuid, { rev, ping, check });
+    return rev;
   }
 
   revision(): number {
@@ -176,18 +234,18 @@ export class Store {
   // ---- checks -------------------------------------------------------------
 
   getCheck(uuid: string): CheckRecord | undefined {
-    return this.db.checks.get(uuid);
+    return this.pending.latestCheck(uuid, this.journaled) ?? this.db.checks.get(uuid);
   }
 
   checkByUniqueKey(projectId: string, uniqueKey: string): CheckRecord | undefined {
     const uuid = this.db.uniqueKeys.get(uniqueKey);
-    const check = uuid === undefined ? undefined : this.db.checks.get(uuid);
+    const check = uuid === undefined ? undefined : this.getCheck(uuid);
     return check && check.projectId === projectId ? check : undefined;
   }
 
   checkByBadgeKey(badgeKey: string): CheckRecord | undefined {
     const uuid = this.db.checkBadgeKeys.get(badgeKey);
-    return uuid === undefined ? undefined : this.db.checks.get(uuid);
+    return uuid === undefined ? undefined : this.getCheck(uuid);
   }
 
   /** Checks of a project in creation order. */
@@ -197,7 +255,7 @@ export class Store {
       start: [projectId],
       end: [projectId, Infinity],
     })) {
-      const check = this.db.checks.get(uuid);
+      const check = this.getCheck(uuid);
       if (check) out.push(check);
     }
     return out;
@@ -209,7 +267,7 @@ export class Store {
 
   /** Every check of every project (monitor start-up). */
   *allChecks(): Iterable<CheckRecord> {
-    for (const { value } of this.db.checks.getRange()) yield value;
+    for (const { key, value } of this.db.checks.getRange()) yield this.pending.latestCheck(key, this.journaled) ?? value;
   }
 
   // The *InTxn writers below must run inside `transact`.
@@ -303,25 +361,30 @@ export class Store {
 
   /** Newest first. */
   listPings(uuid: string, limit: number): PingRecord[] {
-    const out: PingRecord[] = [];
-    for (const { value } of this.db.pings.getRange({
-      start: [uuid, Infinity],
-      end: [uuid, 0],
-      reverse: true,
-      limit,
-    })) {
-      out.push(value);
-    }
-    return out;
+    return [...this.earlierPings(uuid, Infinity, limit)];
   }
 
   /**
-   * The pings numbered below `n`, newest first, read as the caller iterates.
-   * The previous ping usually settles the caller's question, so it is read
-   * with a plain get; a cursor is opened only if the walk goes further.
+   * The pings numbered below `n`, newest first, read as the caller iterates:
+   * journaled ones first, then the ping log. The previous ping usually settles
+   * the caller's question, so it is read with a plain get; a cursor is opened
+   * only if the walk goes further.
    */
   *earlierPings(uuid: string, n: number, limit: number): Iterable<PingRecord> {
+    for (const ping of this.pending.visiblePings(uuid, this.journaled)) {
+      if (limit <= 0) return;
+      if (ping.n >= n) continue;
+      yield ping;
+      limit -= 1;
+      n = ping.n;
+    }
     if (limit <= 0 || n <= 1) return;
+    if (n === Infinity) {
+      for (const { value } of this.db.pings.getRange({ start: [uuid, Infinity], end: [uuid, 0], reverse: true, limit })) {
+        yield value;
+      }
+      return;
+    }
     const previous = this.db.pings.get([uuid, n - 1]);
     if (previous !== undefined) {
       yield previous;
@@ -335,7 +398,7 @@ export class Store {
   }
 
   getPing(uuid: string, n: number): PingRecord | undefined {
-    return this.db.pings.get([uuid, n]);
+    return this.pending.visiblePings(uuid, this.journaled).find((p) => p.n === n) ?? this.db.pings.get([uuid, n]);
   }
 
   /** Newest first, with the revision that recorded each flip. */

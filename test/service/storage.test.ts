@@ -122,8 +122,9 @@ const rlimitLimiter: Limiter = {
   release(pid) {
     execFileSync('prlimit', ['--pid', String(pid), '--fsize=unlimited:unlimited']);
   },
-  // LMDB turns the short write into EIO; there is plenty of space, so checkd says what LMDB said.
-  reason: /writing to the data dir \S+ failed: Input\/output error/,
+  // LMDB reports the short write as EIO or EFBIG (which one depends on the
+  // write that hits the limit); there is plenty of space, so checkd says what LMDB said.
+  reason: /writing to the data dir \S+ failed: (Input\/output error|File too large)/,
 };
 
 async function fullDiskScenario(dataDir: string, limiter: Limiter): Promise<void> {
@@ -235,6 +236,7 @@ describe('a full disk', () => {
     const uuid = (created.json as { ping_url: string }).ping_url.split('/').pop()!;
     const store = d.daemon.store;
     const real = store.transact.bind(store);
+    const realPing = store.transactPing.bind(store);
     // What lmdb-js rejects a failed commit's writes with.
     const fail = () => {
       const cause = Promise.reject(Object.assign(new Error('No space left on device'), { code: 'ENOSPC' }));
@@ -242,6 +244,7 @@ describe('a full disk', () => {
       return Promise.reject(Object.assign(new Error(COMMIT_FAILED_MESSAGE), { commitError: cause }));
     };
     store.transact = (() => fail()) as typeof store.transact;
+    store.transactPing = (() => fail()) as typeof store.transactPing;
     try {
       const ping = await api(d.url, `/ping/${uuid}`);
       expect([ping.status, ping.json]).toEqual([503, { error: expect.stringMatching(/^storage unavailable/) }]);
@@ -250,6 +253,7 @@ describe('a full disk', () => {
       expect((await api(d.url, '/api/v3/checks/', { key: p.apiKey })).status).toBe(200);
     } finally {
       store.transact = real;
+      store.transactPing = realPing;
     }
     expect((await api(d.url, `/ping/${uuid}`)).status).toBe(200);
     expect(store.getCheck(uuid)?.nPings).toBe(1);

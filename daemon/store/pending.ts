@@ -1,0 +1,78 @@
+// Pings that are durable in the journal but not yet written into the checks
+// and pings B-trees (see journal.ts), kept in memory so that reads in this
+// process see them at once.
+//
+// An entry is trusted only while its journal record is visible to the reader
+// (`isJournaled`): that one rule covers a ping whose transaction is still in
+// flight (not visible yet: readers see the state before it), one whose
+// transaction failed (never visible), and one already written into the
+// B-trees by any process (journal record gone: the B-trees are current).
+import type { CheckRecord, PingRecord } from '../domain/types.js';
+
+export interface PendingPing {
+  rev: number;
+  ping: PingRecord;
+  /** The check as it is after this ping. */
+  check: CheckRecord;
+}
+
+export type IsJournaled = (rev: number, uuid: string) => boolean;
+
+export class PendingPings {
+  /** Per check, oldest first. */
+  private readonly byCheck = new Map<string, PendingPing[]>();
+
+  get size(): number {
+    return this.byCheck.size;
+  }
+
+  add(uuid: string, entry: PendingPing): void {
+    const list = this.byCheck.get(uuid);
+    if (list) list.push(entry);
+    else this.byCheck.set(uuid, [entry]);
+  }
+
+  /** The check after its newest visible pending ping, or undefined if none is visible. */
+  latestCheck(uuid: string, isJournaled: IsJournaled): CheckRecord | undefined {
+    const list = this.byCheck.get(uuid);
+    if (!list) return undefined;
+    for (let i = list.length - 1; i >= 0; i--) {
+      if (isJournaled(list[i]!.rev, uuid)) return list[i]!.check;
+    }
+    return undefined;
+  }
+
+  /**
+   * The visible pending pings of a check, newest first, one per ping number
+   * (a failed transaction's number is used again by the next ping; the newer
+   * entry wins).
+   */
+  visiblePings(uuid: string, isJournaled: IsJournaled): PingRecord[] {
+    const list = this.byCheck.get(uuid);
+    if (!list) return [];
+    const out: PingRecord[] = [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const e = list[i]!;
+      if (out.length > 0 && e.ping.n >= out[out.length - 1]!.n) continue;
+      if (isJournaled(e.rev, uuid)) out.push(e.ping);
+    }
+    return out;
+  }
+
+  /**
+   * Forget entries up to a revision once the B-trees hold everything up to it
+   * (entries above it may still be in flight).
+   */
+  forgetUpTo(rev: number): void {
+    for (const [uuid, list] of this.byCheck) {
+      let keep = 0;
+      while (keep < list.length && list[keep]!.rev <= rev) keep++;
+      if (keep === list.length) this.byCheck.delete(uuid);
+      else if (keep > 0) list.splice(0, keep);
+    }
+  }
+
+  clear(): void {
+    this.byCheck.clear();
+  }
+}

@@ -1,0 +1,134 @@
+// The ping journal (daemon/store/journal.ts) on a real LMDB: a ping is durable
+// as a journal entry and readable at once, reaches the check and ping-log
+// B-trees when the journal is applied, and no other write can read or clobber
+// a stale check meanwhile.
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../daemon/clock.js';
+import { newCheck } from '../../daemon/domain/check-input.js';
+import { newUuid } from '../../daemon/domain/ids.js';
+import { PingService, type PingFacts } from '../../daemon/service/pings.js';
+import { Store } from '../../daemon/store/store.js';
+import { tempDir } from '../helpers/daemon.js';
+
+const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+const facts = (body = ''): PingFacts => ({
+  method: 'POST',
+  scheme: 'http',
+  remoteAddr: '127.0.0.1',
+  ua: 'test',
+  body: Buffer.from(body),
+  rid: null,
+});
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function setup(pingLogLimit = 100) {
+  const dir = tempDir('checkd-journal-');
+  cleanups.push(() => dir.cleanup());
+  const store = Store.open(dir.path);
+  cleanups.push(() => store.close());
+  const clock = new ManualClock(T0);
+  const { project } = await store.createProject({ name: 'j', checkLimit: 100, pingLogLimit }, T0);
+  const check = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: project.id, createdAt: T0 });
+  await store.transact(() => store.insertCheckInTxn(check, T0));
+  return { dir, store, clock, pings: new PingService(store, clock), uuid: check.uuid };
+}
+
+describe('the ping journal', () => {
+  it('a ping is read back at once, reaches the B-trees when the journal is applied, and reads stay the same', async () => {
+    const { store, clock, pings, uuid } = await setup();
+    // The first ping flips new → up: written directly, with its flip.
+    expect(await pings.record(uuid, 'success', null, facts('one'))).toBe('ok');
+    clock.advance(1000);
+    expect(await pings.record(uuid, 'start', null, facts('two'))).toBe('ok');
+    clock.advance(1000);
+    expect(await pings.record(uuid, 'success', null, facts('three'))).toBe('ok');
+
+    // Pings 2 and 3 are journaled: not in the B-trees yet...
+    expect(store.db.checks.get(uuid)!.nPings).toBe(1);
+    expect(store.db.pings.get([uuid, 3])).toBeUndefined();
+    expect([...store.db.journal.getKeys()].map((k) => k[1])).toEqual([uuid, uuid]);
+    // ...but every read already has them, the duration included.
+    const read = () => ({
+      check: store.getCheck(uuid),
+      list: store.listPings(uuid, 10).map((p) => [p.n, p.kind, Buffer.from(p.body ?? []).toString(), p.duration]),
+      second: Buffer.from(store.getPing(uuid, 2)!.body!).toString(),
+    });
+    const before = read();
+    expect(before.check).toMatchObject({ nPings: 3, status: 'up', lastPing: T0 + 2000, lastDuration: 1000 });
+    expect(before.list).toEqual([
+      [3, 'success', 'three', 1],
+      [2, 'start', 'two', null],
+      [1, 'success', 'one', null],
+    ]);
+    expect(before.second).toBe('two');
+
+    await store.applyJournal();
+    expect([...store.db.journal.getKeys()]).toEqual([]);
+    expect(store.db.checks.get(uuid)!.nPings).toBe(3);
+    expect([...store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([1, 2, 3]);
+    expect(read()).toEqual(before);
+    expect(store.listFlips(uuid).map((f) => f.newStatus)).toEqual(['up']);
+  });
+
+  it('any other write applies the journal first: it reads the current check and cannot clobber a ping', async () => {
+    const { store, clock, pings, uuid } = await setup();
+    for (let i = 0; i < 3; i++) {
+      clock.advance(1000);
+      await pings.record(uuid, 'success', null, facts());
+    }
+    expect(store.db.checks.get(uuid)!.nPings).toBe(1);
+    // A rename, written the way the API writes it: read, change, save.
+    await store.transact(() => {
+      const current = store.getCheck(uuid)!;
+      store.saveCheckInTxn({ ...current, name: 'renamed' }, clock.now(), 'check.updated');
+    });
+    expect(store.db.checks.get(uuid)).toMatchObject({ name: 'renamed', nPings: 3, lastPing: T0 + 3000 });
+    expect([...store.db.journal.getKeys()]).toEqual([]);
+    // The next ping starts from the renamed check.
+    clock.advance(1000);
+    await pings.record(uuid, 'success', null, facts());
+    expect(store.getCheck(uuid)).toMatchObject({ name: 'renamed', nPings: 4 });
+  });
+
+  it('the ping log cap holds while pings wait in the journal and after they are applied', async () => {
+    const { store, clock, pings, uuid } = await setup(5);
+    for (let i = 1; i <= 12; i++) {
+      clock.advance(1000);
+      await pings.record(uuid, 'log', null, facts(`#${i}`));
+    }
+    expect(store.listPings(uuid, 5).map((p) => p.n)).toEqual([12, 11, 10, 9, 8]);
+    await store.applyJournal();
+    expect([...store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([8, 9, 10, 11, 12]);
+  });
+
+  it('another Store on the same data dir (an admin command, a backup copy) sees journaled pings', async () => {
+    const { dir, store, clock, pings, uuid } = await setup();
+    await pings.record(uuid, 'success', null, facts());
+    clock.advance(1000);
+    await pings.record(uuid, 'log', null, facts('output'));
+    expect(store.db.journal.getKeysCount()).toBe(1);
+    const reader = Store.open(dir.path, { readOnly: true });
+    try {
+      expect(reader.getCheck(uuid)).toMatchObject({ nPings: 2, status: 'up' });
+      expect(Buffer.from(reader.getPing(uuid, 2)!.body!).toString()).toBe('output');
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('a deleted check takes its journaled pings with it', async () => {
+    const { store, clock, pings, uuid } = await setup();
+    await pings.record(uuid, 'success', null, facts());
+    clock.advance(1000);
+    await pings.record(uuid, 'success', null, facts());
+    await store.transact(() => store.deleteCheckInTxn(store.getCheck(uuid)!, clock.now()));
+    expect(store.getCheck(uuid)).toBeUndefined();
+    expect(store.listPings(uuid, 10)).toEqual([]);
+    expect(store.db.journal.getKeysCount()).toBe(0);
+    expect(await pings.record(uuid, 'success', null, facts())).toBe('missing');
+  });
+});
