@@ -15,6 +15,7 @@ import { Notifier } from './notify/notifier.js';
 import { pruneEvents } from './store/events.js';
 import { NOTIFY_DEFAULTS } from './notify/config.js';
 import { Store } from './store/store.js';
+import { JournalWriter } from './journal-writer.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
 import type { Logger } from './log.js';
@@ -131,12 +132,11 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   // Deliveries begin once both listeners are up (a failed start leaves nothing running).
   notifier.start();
   const pruner = startEventPruning(store, clock, logger, () => notifier.pruneFloor());
-  const journalWriter = startJournalApplying(store, logger);
+  const journalWriter = new JournalWriter(store, config.dataDir, logger.child({ component: 'journal' }));
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
       clearInterval(pruner);
-      clearInterval(journalWriter);
       hub.close();
       // In-flight requests get SHUTDOWN_GRACE_MS to finish (idle keep-alive
       // connections are closed at once); after that their sockets are cut, so
@@ -148,40 +148,10 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
       events.stop();
       await monitor.stop();
       await notifier.stop();
+      await journalWriter.stop();
       await store.close();
     })());
   return { store, http, grpc, events, monitor, hub, notifier, httpAddress, grpcAddress: grpc.address, stop };
-}
-
-/**
- * How often journaled pings are written into the check and ping-log B-trees
- * (store/journal.ts). Longer means fewer page writes per ping under load but
- * a longer write transaction that pings queue behind.
- */
-const JOURNAL_APPLY_EVERY_MS = 1000;
-
-function startJournalApplying(store: Store, logger: Logger): NodeJS.Timeout {
-  let running = false;
-  let failing = false;
-  const timer = setInterval(() => {
-    if (running || store.pendingChecks === 0) return;
-    running = true;
-    store
-      .applyJournal()
-      .then(() => {
-        if (failing) logger.info('journaled pings are being written again');
-        failing = false;
-      })
-      .catch((err: unknown) => {
-        // Logged once per failing streak: it is retried every tick, and the
-        // pings stay durable in the journal meanwhile.
-        if (!failing) logger.error({ err }, 'writing journaled pings failed; retrying');
-        failing = true;
-      })
-      .finally(() => (running = false));
-  }, JOURNAL_APPLY_EVERY_MS);
-  timer.unref();
-  return timer;
 }
 
 /** How often old events are dropped from the log (EVENT_RETENTION bounds). */

@@ -176,7 +176,7 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     pings: root.openDB({ name: 'pings', ...records }),
     flips: root.openDB({ name: 'flips', ...records }),
     events: root.openDB({ name: 'events', ...records }),
-    journal: root.openDB({ name: 'journal', ...records }),
+    journal: root.openDB({ name: 'journal', useVersions: true, ...records }),
   };
   const stored = db.meta.get('schemaVersion') as number | undefined;
   // Version 2 added the (empty at first) ping journal: nothing to convert.

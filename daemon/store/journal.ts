@@ -9,6 +9,7 @@
 // journal first, so it always reads and changes current records; readers see
 // the entries not yet applied through PendingPings.
 import type { Db } from './db.js';
+import { insertPing, pingLogLimitOf } from './ping-log.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
 
 export interface JournalEntry {
@@ -17,9 +18,17 @@ export interface JournalEntry {
   ping: PingRecord;
 }
 
+/**
+ * Every journal entry is stored with this version, so that a write can be made
+ * conditional on an entry still being there (lmdb-js `ifVersion`).
+ */
+const ENTRY_VERSION = 1;
+
+type JournalKey = [number, string];
+
 /** Inside a write transaction: journal a ping recorded at revision `rev`. */
 export function journalPing(db: Db, rev: number, check: CheckRecord, ping: PingRecord): void {
-  db.journal.put([rev, check.uuid], { check, ping });
+  db.journal.put([rev, check.uuid], { check, ping }, ENTRY_VERSION);
 }
 
 /** Is the journal entry of (rev, uuid) visible to the current reader? */
@@ -33,22 +42,48 @@ export function* readJournal(db: Db): Iterable<{ rev: number; uuid: string } & J
 }
 
 /**
- * Inside a write transaction: write every journal entry into the checks and
- * pings B-trees, then drop it. Returns the event log revision the B-trees are
- * current with.
+ * Write journal entries (oldest first) into the checks and pings B-trees and
+ * drop them from the journal: each check's record once, with its newest state.
  */
-export function applyJournal(db: Db, insertPing: (check: CheckRecord, ping: PingRecord) => void): number {
+function writeEntries(db: Db, entries: ReadonlyArray<{ key: JournalKey; value: JournalEntry }>): void {
   const latestCheck = new Map<string, CheckRecord>();
-  const applied: Array<[number, string]> = [];
-  for (const entry of readJournal(db)) {
-    applied.push([entry.rev, entry.uuid]);
+  const keepOf = new Map<string, number>();
+  for (const { key, value } of entries) {
+    const uuid = key[1];
     // Deleting a check applies the journal first, so this cannot happen; the
     // guard keeps a stray entry from bringing a deleted check back.
-    if (!db.checks.doesExist(entry.uuid)) continue;
-    insertPing(entry.check, entry.ping);
-    latestCheck.set(entry.uuid, entry.check);
+    if (!latestCheck.has(uuid) && !db.checks.doesExist(uuid)) continue;
+    let keep = keepOf.get(value.check.projectId);
+    if (keep === undefined) keepOf.set(value.check.projectId, (keep = pingLogLimitOf(db, value.check)));
+    insertPing(db, value.check, value.ping, keep);
+    latestCheck.set(uuid, value.check);
   }
   for (const [uuid, check] of latestCheck) db.checks.put(uuid, check);
-  for (const key of applied) db.journal.remove(key);
+  for (const { key } of entries) db.journal.remove(key);
+}
+
+/**
+ * Inside a write transaction: apply the whole journal. Returns the revision
+ * the B-trees are current with.
+ */
+export function applyJournal(db: Db): number {
+  writeEntries(db, [...db.journal.getRange()]);
   return (db.meta.get('rev') as number | undefined) ?? 0;
+}
+
+/**
+ * Apply the journal as it is now with queued (asynchronous) writes, so that
+ * the write lock is held only while LMDB itself runs them: the reads and the
+ * encoding happen on the calling thread first. The writes are conditional on
+ * the newest entry read still being in the journal: if another writer applied
+ * the journal meanwhile (any transaction does), they are skipped. Resolves
+ * with the revision the B-trees are then current with.
+ */
+export async function applyJournalQueued(db: Db): Promise<number> {
+  db.root.resetReadTxn();
+  const entries = [...db.journal.getRange()];
+  if (entries.length === 0) return (db.meta.get('rev') as number | undefined) ?? 0;
+  const newest = entries[entries.length - 1]!.key;
+  await db.journal.ifVersion(newest, ENTRY_VERSION, () => writeEntries(db, entries));
+  return newest[0];
 }

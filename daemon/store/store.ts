@@ -6,8 +6,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { closeDb, currentRevision, openDb, type ApiKeyRecord, type Db } from './db.js';
 import { appendEvent, type StoredEvent } from './events.js';
-import { applyJournal, isJournaled, journalPing, readJournal } from './journal.js';
+import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
 import { PendingPings } from './pending.js';
+import { insertPing } from './ping-log.js';
 import { hashApiKey, newApiKey, newPingKey, newSecret, newUuid, uniqueKeyOf } from '../domain/ids.js';
 import type {
   ChannelRecord,
@@ -84,10 +85,24 @@ export class Store {
 
   /** Inside a write transaction: write the journal into the B-trees; returns the revision they are current with. */
   applyJournalInTxn(): number {
-    return applyJournal(this.db, (check, ping) => {
-      const project = this.db.projects.get(check.projectId);
-      this.insertPingInTxn(check, ping, project?.pingLogLimit ?? 100);
-    });
+    return applyJournal(this.db);
+  }
+
+  /**
+   * Apply the journal with queued writes (journal.ts `applyJournalQueued`):
+   * the write lock is held only while LMDB runs them. Resolves with the
+   * revision the B-trees are current with, once durable.
+   */
+  async applyJournalQueued(): Promise<number> {
+    const rev = await applyJournalQueued(this.db);
+    await this.db.root.flushed;
+    this.pending.forgetUpTo(rev);
+    return rev;
+  }
+
+  /** After the journal was applied up to `rev` elsewhere (the journal worker). */
+  forgetPendingUpTo(rev: number): void {
+    this.pending.forgetUpTo(rev);
   }
 
   /** Inside `transactPing`: record a ping that changes nothing but the check's own record. */
@@ -339,18 +354,7 @@ export class Store {
 
   /** Append a ping, dropping the oldest beyond the project's ping log limit. */
   insertPingInTxn(check: CheckRecord, ping: PingRecord, keep: number): void {
-    this.db.pings.put([check.uuid, ping.n], ping);
-    const firstKept = ping.n - keep + 1;
-    if (firstKept <= 1) return;
-    // Each ping pushes exactly one out of the window; a sweep every 100th
-    // ping catches anything older (the reference prunes on that cadence too).
-    if (ping.n % 100 !== 0) {
-      this.db.pings.remove([check.uuid, firstKept - 1]);
-      return;
-    }
-    for (const key of this.db.pings.getKeys({ start: [check.uuid, 0], end: [check.uuid, firstKept] })) {
-      this.db.pings.remove(key);
-    }
+    insertPing(this.db, check, ping, keep);
   }
 
   appendEventInTxn(event: Omit<StoredEvent, 'rev'>): number {

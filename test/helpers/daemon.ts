@@ -130,7 +130,8 @@ export async function startChild(args: string[], env: NodeJS.ProcessEnv = {}, ti
     stdout,
     stderr: () => stderr,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (proc.exitCode !== null) return proc.exitCode;
+      // Already gone (exited, or killed by a signal): there is no exit event left to wait for.
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
       proc.kill(signal);
       const [code] = await once(proc, 'exit');
       return code as number | null;

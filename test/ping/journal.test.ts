@@ -8,7 +8,7 @@ import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
 import { Store } from '../../daemon/store/store.js';
-import { tempDir } from '../helpers/daemon.js';
+import { api, runCli, startChild, tempDir } from '../helpers/daemon.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const facts = (body = ''): PingFacts => ({
@@ -131,4 +131,31 @@ describe('the ping journal', () => {
     expect(store.db.journal.getKeysCount()).toBe(0);
     expect(await pings.record(uuid, 'success', null, facts())).toBe('missing');
   });
+});
+
+describe('the built daemon', () => {
+  it('applies the journal in its worker thread about once a second, while it runs', async () => {
+    const dir = tempDir('checkd-journal-');
+    cleanups.push(() => dir.cleanup());
+    const created = await runCli(['project', 'create', '--name', 'w', '--data-dir', dir.path, '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const key = JSON.parse(created.stdout).api_key as string;
+    const d = await startChild(['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
+    cleanups.push(() => d.stop('SIGKILL').then(() => undefined));
+    const uuid = (await api(d.url, '/api/v3/checks/', { key, body: { name: 'w' } })).json.uuid as string;
+    for (let i = 1; i <= 20; i++) expect((await fetch(`${d.url}/ping/${uuid}`, { method: 'POST', body: `#${i}` })).status).toBe(200);
+    // Killed, not stopped: only what the worker applied while running is in the B-trees.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await d.stop('SIGKILL')).toBeNull();
+    const store = Store.open(dir.path, { readOnly: true });
+    try {
+      expect(store.db.journal.getKeysCount()).toBe(0);
+      expect(store.db.checks.get(uuid)).toMatchObject({ nPings: 20, status: 'up' });
+      const logged = [...store.db.pings.getRange({ start: [uuid, 0], end: [uuid, Infinity] })];
+      expect(logged.map(({ value }) => Buffer.from(value.body!).toString())).toEqual(Array.from({ length: 20 }, (_, i) => `#${i + 1}`));
+    } finally {
+      await store.close();
+    }
+    expect(d.stderr()).not.toMatch(/journal/);
+  }, 30_000);
 });
