@@ -18,14 +18,29 @@ import type { JournalWorkerReply } from './store/journal-worker.js';
 export const JOURNAL_APPLY_EVERY_MS = 1000;
 
 /** Apply the journal somewhere; resolves with the revision the B-trees are current with. */
-type Applier = { apply(): Promise<number>; close(): Promise<void> };
+interface Applier {
+  apply(): Promise<number>;
+  close(): Promise<void>;
+  /** False once the applier cannot work any more (its worker is gone). */
+  readonly usable: boolean;
+}
+
+function inThreadApplier(store: Store): Applier {
+  return { apply: () => store.applyJournalQueued(), close: async () => {}, usable: true };
+}
 
 function workerApplier(script: URL, dataDir: string, logger: Logger): Applier {
   const worker = new Worker(script, { workerData: { dataDir } });
+  let usable = true;
   worker.on('error', (err) => logger.error({ err }, 'journal worker failed'));
+  worker.on('exit', () => (usable = false));
   return {
+    get usable() {
+      return usable;
+    },
     apply: () =>
       new Promise<number>((resolve, reject) => {
+        if (!usable) return reject(new Error('journal worker exited'));
         const onExit = () => reject(new Error('journal worker exited'));
         worker.once('exit', onExit);
         worker.once('message', (reply: JournalWorkerReply) => {
@@ -36,6 +51,7 @@ function workerApplier(script: URL, dataDir: string, logger: Logger): Applier {
         worker.postMessage('apply');
       }),
     async close() {
+      if (!usable) return;
       const exited = new Promise((resolve) => worker.once('exit', resolve));
       worker.postMessage('close');
       const timeout = setTimeout(() => void worker.terminate(), 5000);
@@ -46,7 +62,7 @@ function workerApplier(script: URL, dataDir: string, logger: Logger): Applier {
 }
 
 export class JournalWriter {
-  private readonly applier: Applier;
+  private applier: Applier;
   private readonly timer: NodeJS.Timeout;
   private inFlight: Promise<void> | null = null;
   private failing = false;
@@ -56,11 +72,11 @@ export class JournalWriter {
     dataDir: string,
     private readonly logger: Logger,
     everyMs = JOURNAL_APPLY_EVERY_MS,
+    script = new URL('./store/journal-worker.js', import.meta.url),
   ) {
-    const script = new URL('./store/journal-worker.js', import.meta.url);
     this.applier = existsSync(fileURLToPath(script))
       ? workerApplier(script, dataDir, logger)
-      : { apply: () => store.applyJournalQueued(), close: async () => {} };
+      : inThreadApplier(store);
     this.timer = setInterval(() => void this.tick(), everyMs);
     this.timer.unref();
   }
@@ -75,6 +91,12 @@ export class JournalWriter {
         this.store.forgetPendingUpTo(rev);
       })
       .catch((err: unknown) => {
+        if (!this.applier.usable) {
+          // The pings keep coming: without an applier they would pile up in memory.
+          this.logger.warn('the journal worker is gone; applying the journal on the main thread from now on');
+          this.applier = inThreadApplier(this.store);
+          return;
+        }
         // Logged once per failing streak: retried every tick, and the pings
         // stay durable in the journal meanwhile.
         if (!this.failing) this.logger.error({ cause: (err as Error).message }, 'writing journaled pings failed; retrying');

@@ -4,7 +4,8 @@
 // and never a half-written one, and writers are not blocked meanwhile.
 // The copy is a data dir (a directory holding data.mdb): `checkd serve
 // --data-dir COPY` opens it as it is.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { makeDirectory } from '../make-dir.js';
 import { join, relative, resolve, isAbsolute } from 'node:path';
 import { Store } from '../store/store.js';
 import { DATA_FILE, inspectDataDir } from '../store/db.js';
@@ -66,7 +67,11 @@ export async function backupDataDir(
   const started = Date.now();
   const store = Store.open(dataDir, { readOnly: true });
   try {
-    mkdirSync(target, { recursive: true, mode: 0o700 });
+    try {
+      makeDirectory(target, 0o700);
+    } catch (err) {
+      throw new OpsError(`cannot create ${target}: ${(err as Error).message}`);
+    }
     try {
       await store.db.root.backup(target, opts.compact);
     } catch (err) {

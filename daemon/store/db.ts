@@ -1,6 +1,7 @@
 // Owns the LMDB environment: the named databases, the schema version and the
 // revision counter of the event log. Nothing outside store/ touches LMDB.
-import { accessSync, closeSync, constants, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
+import { makeDirectory } from '../make-dir.js';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type {
@@ -132,7 +133,7 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
   const state = inspectDataDir(dir);
   if (state === 'absent') {
     try {
-      mkdirSync(dir, { recursive: true });
+      makeDirectory(dir);
       accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
     } catch (err) {
       throw new DataDirError(`data dir ${dir} is not usable: ${describe(err as NodeJS.ErrnoException)}`);

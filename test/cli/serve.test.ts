@@ -345,6 +345,14 @@ describe('unusable data dir: exit 2, a message on stderr, nothing written', () =
     }
   });
 
+  it('a path below /proc, where a recursive mkdir never returns: a plain error at once', async () => {
+    for (const args of [['serve', ...PORT0], ['project', 'create', '--name', 'x']]) {
+      const r = await checkd([...args, '--data-dir', '/proc/checkd-no-such/data']);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^checkd: data dir \/proc\/checkd-no-such\/data is not usable: .*no such file or directory/);
+    }
+  });
+
   it('a regular file', async () => {
     const file = fresh('file');
     writeFileSync(file, 'not a dir');

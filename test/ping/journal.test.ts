@@ -8,7 +8,12 @@ import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
 import { Store } from '../../daemon/store/store.js';
-import { api, runCli, startChild, tempDir } from '../helpers/daemon.js';
+import { api, REPO_ROOT, runCli, startChild, tempDir } from '../helpers/daemon.js';
+import { JournalWriter } from '../../daemon/journal-writer.js';
+import { createLogger } from '../../daemon/log.js';
+import { PassThrough } from 'node:stream';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const facts = (body = ''): PingFacts => ({
@@ -158,4 +163,30 @@ describe('the built daemon', () => {
     }
     expect(d.stderr()).not.toMatch(/journal/);
   }, 30_000);
+});
+
+describe('JournalWriter', () => {
+  it('applies on the main thread from then on when its worker cannot run (here: cannot open the data dir)', async () => {
+    const { dir, store, clock, pings, uuid } = await setup();
+    await pings.record(uuid, 'success', null, facts());
+    clock.advance(1000);
+    await pings.record(uuid, 'success', null, facts('journaled'));
+    expect(store.db.journal.getKeysCount()).toBe(1);
+    // A data dir below a regular file: the worker's open fails with ENOTDIR.
+    const unusable = join(dir.path, 'data.mdb', 'data');
+    const lines: string[] = [];
+    const out = new PassThrough();
+    out.on('data', (b: Buffer) => lines.push(b.toString()));
+    const script = pathToFileURL(join(REPO_ROOT, 'dist/daemon/store/journal-worker.js'));
+    const writer = new JournalWriter(store, unusable, createLogger('info', out), 50, script);
+    try {
+      for (let i = 0; i < 100 && store.db.journal.getKeysCount() > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(store.db.journal.getKeysCount()).toBe(0);
+      expect(store.db.checks.get(uuid)!.nPings).toBe(2);
+      expect(Buffer.from(store.db.pings.get([uuid, 2])!.body!).toString()).toBe('journaled');
+      expect(lines.join('')).toContain('applying the journal on the main thread from now on');
+    } finally {
+      await writer.stop();
+    }
+  });
 });

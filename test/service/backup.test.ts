@@ -123,6 +123,16 @@ describe('checkd backup', () => {
     expect(existsSync(join(tmp.path, 'nothing'))).toBe(false);
   });
 
+  it('an --out that cannot be created fails at once with one line (exit 1), also below /proc', async () => {
+    const tmp = tempDir('checkd-backup-out-');
+    cleanups.push(() => tmp.cleanup());
+    const dataDir = join(tmp.path, 'data');
+    await newProject(dataDir);
+    const r = await runCli(['backup', '--data-dir', dataDir, '--out', '/proc/checkd-no-such/backup']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toBe("checkd: cannot create /proc/checkd-no-such/backup: ENOENT: no such file or directory, mkdir '/proc/checkd-no-such'\n");
+  });
+
   it('--compact makes a copy that also opens and holds the same data', async () => {
     const tmp = tempDir('checkd-backup-compact-');
     cleanups.push(() => tmp.cleanup());
