@@ -47,8 +47,11 @@ export interface Db {
   flips: Database<FlipRecord, [string, number]>;
   /** revision → event */
   events: Database<StoredEvent, number>;
-  /** [revision, checkUuid] → ping not yet written into checks and pings (journal.ts) */
-  journal: Database<JournalEntry, [number, string]>;
+  /**
+   * [revision, checkUuid] → ping not yet written into checks and pings (journal.ts).
+   * Absent only when a data dir from before schema version 2 is opened read-only.
+   */
+  journal: Database<JournalEntry, [number, string]> | undefined;
 }
 
 export class DataDirError extends Error {}

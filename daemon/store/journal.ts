@@ -26,18 +26,25 @@ const ENTRY_VERSION = 1;
 
 type JournalKey = [number, string];
 
+/** The journal of an environment opened for writing, where openDb always creates it. */
+function writable(db: Db): NonNullable<Db['journal']> {
+  if (!db.journal) throw new Error('the ping journal is missing: the environment was opened read-only');
+  return db.journal;
+}
+
 /** Inside a write transaction: journal a ping recorded at revision `rev`. */
 export function journalPing(db: Db, rev: number, check: CheckRecord, ping: PingRecord): void {
-  db.journal.put([rev, check.uuid], { check, ping }, ENTRY_VERSION);
+  writable(db).put([rev, check.uuid], { check, ping }, ENTRY_VERSION);
 }
 
 /** Is the journal entry of (rev, uuid) visible to the current reader? */
 export function isJournaled(db: Db, rev: number, uuid: string): boolean {
-  return db.journal.doesExist([rev, uuid]);
+  return db.journal?.doesExist([rev, uuid]) ?? false;
 }
 
 /** Journal entries, oldest first. */
 export function* readJournal(db: Db): Iterable<{ rev: number; uuid: string } & JournalEntry> {
+  if (!db.journal) return;
   for (const { key, value } of db.journal.getRange()) yield { rev: key[0], uuid: key[1], ...value };
 }
 
@@ -59,7 +66,7 @@ function writeEntries(db: Db, entries: ReadonlyArray<{ key: JournalKey; value: J
     latestCheck.set(uuid, value.check);
   }
   for (const [uuid, check] of latestCheck) db.checks.put(uuid, check);
-  for (const { key } of entries) db.journal.remove(key);
+  for (const { key } of entries) writable(db).remove(key);
 }
 
 /**
@@ -67,7 +74,7 @@ function writeEntries(db: Db, entries: ReadonlyArray<{ key: JournalKey; value: J
  * the B-trees are current with.
  */
 export function applyJournal(db: Db): number {
-  writeEntries(db, [...db.journal.getRange()]);
+  writeEntries(db, [...writable(db).getRange()]);
   return (db.meta.get('rev') as number | undefined) ?? 0;
 }
 
@@ -81,9 +88,9 @@ export function applyJournal(db: Db): number {
  */
 export async function applyJournalQueued(db: Db): Promise<number> {
   db.root.resetReadTxn();
-  const entries = [...db.journal.getRange()];
+  const entries = [...writable(db).getRange()];
   if (entries.length === 0) return (db.meta.get('rev') as number | undefined) ?? 0;
   const newest = entries[entries.length - 1]!.key;
-  await db.journal.ifVersion(newest, ENTRY_VERSION, () => writeEntries(db, entries));
+  await writable(db).ifVersion(newest, ENTRY_VERSION, () => writeEntries(db, entries));
   return newest[0];
 }

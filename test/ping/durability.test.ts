@@ -144,7 +144,7 @@ describe('durability', () => {
         expect(store.listPings(uuid, 1000).map((x) => x.n)).toEqual(Array.from({ length: 50 }, (_, i) => 50 - i));
         // Whatever was still in the journal at the kill goes into the B-trees the next time it is applied.
         await store.applyJournal();
-        expect(store.db.journal.getKeysCount()).toBe(0);
+        expect(store.db.journal!.getKeysCount()).toBe(0);
         expect(store.db.checks.get(uuid)).toMatchObject({ nPings: 50 });
         expect([...store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })]).toHaveLength(50);
       } finally {

@@ -55,7 +55,7 @@ describe('the ping journal', () => {
     // Pings 2 and 3 are journaled: not in the B-trees yet...
     expect(store.db.checks.get(uuid)!.nPings).toBe(1);
     expect(store.db.pings.get([uuid, 3])).toBeUndefined();
-    expect([...store.db.journal.getKeys()].map((k) => k[1])).toEqual([uuid, uuid]);
+    expect([...store.db.journal!.getKeys()].map((k) => k[1])).toEqual([uuid, uuid]);
     // ...but every read already has them, the duration included.
     const read = () => ({
       check: store.getCheck(uuid),
@@ -72,7 +72,7 @@ describe('the ping journal', () => {
     expect(before.second).toBe('two');
 
     await store.applyJournal();
-    expect([...store.db.journal.getKeys()]).toEqual([]);
+    expect([...store.db.journal!.getKeys()]).toEqual([]);
     expect(store.db.checks.get(uuid)!.nPings).toBe(3);
     expect([...store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([1, 2, 3]);
     expect(read()).toEqual(before);
@@ -92,7 +92,7 @@ describe('the ping journal', () => {
       store.saveCheckInTxn({ ...current, name: 'renamed' }, clock.now(), 'check.updated');
     });
     expect(store.db.checks.get(uuid)).toMatchObject({ name: 'renamed', nPings: 3, lastPing: T0 + 3000 });
-    expect([...store.db.journal.getKeys()]).toEqual([]);
+    expect([...store.db.journal!.getKeys()]).toEqual([]);
     // The next ping starts from the renamed check.
     clock.advance(1000);
     await pings.record(uuid, 'success', null, facts());
@@ -115,13 +115,41 @@ describe('the ping journal', () => {
     await pings.record(uuid, 'success', null, facts());
     clock.advance(1000);
     await pings.record(uuid, 'log', null, facts('output'));
-    expect(store.db.journal.getKeysCount()).toBe(1);
+    expect(store.db.journal!.getKeysCount()).toBe(1);
     const reader = Store.open(dir.path, { readOnly: true });
     try {
       expect(reader.getCheck(uuid)).toMatchObject({ nPings: 2, status: 'up' });
       expect(Buffer.from(reader.getPing(uuid, 2)!.body!).toString()).toBe('output');
     } finally {
       await reader.close();
+    }
+  });
+
+  it('a data dir from before the journal (schema version 1) opens read-only, for backup and export', async () => {
+    const { dir, store, uuid } = await setup();
+    // Make it look like version 1 wrote it: no journal database, version 1.
+    await store.db.journal!.drop();
+    await store.db.meta.put('schemaVersion', 1);
+    await store.close();
+    cleanups.pop();
+    const reader = Store.open(dir.path, { readOnly: true });
+    try {
+      expect(reader.db.journal).toBeUndefined();
+      expect(reader.getCheck(uuid)?.nPings).toBe(0);
+      expect(reader.listPings(uuid, 10)).toEqual([]);
+    } finally {
+      await reader.close();
+    }
+    const exported = await runCli(['export', '--data-dir', dir.path]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(JSON.parse(exported.stdout).projects[0].checks.map((c: { uuid: string }) => c.uuid)).toEqual([uuid]);
+    // Opened for writing, it is upgraded: the journal appears, the version is 2.
+    const writer = Store.open(dir.path);
+    try {
+      expect(writer.db.journal).toBeDefined();
+      expect(writer.db.meta.get('schemaVersion')).toBe(2);
+    } finally {
+      await writer.close();
     }
   });
 
@@ -133,7 +161,7 @@ describe('the ping journal', () => {
     await store.transact(() => store.deleteCheckInTxn(store.getCheck(uuid)!, clock.now()));
     expect(store.getCheck(uuid)).toBeUndefined();
     expect(store.listPings(uuid, 10)).toEqual([]);
-    expect(store.db.journal.getKeysCount()).toBe(0);
+    expect(store.db.journal!.getKeysCount()).toBe(0);
     expect(await pings.record(uuid, 'success', null, facts())).toBe('missing');
   });
 });
@@ -154,7 +182,7 @@ describe('the built daemon', () => {
     expect(await d.stop('SIGKILL')).toBeNull();
     const store = Store.open(dir.path, { readOnly: true });
     try {
-      expect(store.db.journal.getKeysCount()).toBe(0);
+      expect(store.db.journal!.getKeysCount()).toBe(0);
       expect(store.db.checks.get(uuid)).toMatchObject({ nPings: 20, status: 'up' });
       const logged = [...store.db.pings.getRange({ start: [uuid, 0], end: [uuid, Infinity] })];
       expect(logged.map(({ value }) => Buffer.from(value.body!).toString())).toEqual(Array.from({ length: 20 }, (_, i) => `#${i + 1}`));
@@ -171,7 +199,7 @@ describe('JournalWriter', () => {
     await pings.record(uuid, 'success', null, facts());
     clock.advance(1000);
     await pings.record(uuid, 'success', null, facts('journaled'));
-    expect(store.db.journal.getKeysCount()).toBe(1);
+    expect(store.db.journal!.getKeysCount()).toBe(1);
     // A data dir below a regular file: the worker's open fails with ENOTDIR.
     const unusable = join(dir.path, 'data.mdb', 'data');
     const lines: string[] = [];
@@ -180,8 +208,8 @@ describe('JournalWriter', () => {
     const script = pathToFileURL(join(REPO_ROOT, 'dist/daemon/store/journal-worker.js'));
     const writer = new JournalWriter(store, unusable, createLogger('info', out), 50, script);
     try {
-      for (let i = 0; i < 100 && store.db.journal.getKeysCount() > 0; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(store.db.journal.getKeysCount()).toBe(0);
+      for (let i = 0; i < 100 && store.db.journal!.getKeysCount() > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(store.db.journal!.getKeysCount()).toBe(0);
       expect(store.db.checks.get(uuid)!.nPings).toBe(2);
       expect(Buffer.from(store.db.pings.get([uuid, 2])!.body!).toString()).toBe('journaled');
       expect(lines.join('')).toContain('applying the journal on the main thread from now on');
