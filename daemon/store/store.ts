@@ -40,6 +40,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    // Best effort: pings left in the journal are durable and applied by the next writer.
     if (!this.readOnly && this.pending.size > 0) await this.applyJournal().catch(() => undefined);
     await closeDb(this.db);
   }
@@ -73,7 +74,7 @@ export class Store {
     return result;
   }
 
-  /** Write the journal into the B-trees now (the daemon does it a few times a second). */
+  /** Write the journal into the B-trees now (the daemon's JournalWriter does it about once a second). */
   async applyJournal(): Promise<void> {
     await this.transact(() => undefined);
   }
