@@ -99,6 +99,31 @@ describe('the ping journal', () => {
     expect(store.getCheck(uuid)).toMatchObject({ name: 'renamed', nPings: 4 });
   });
 
+  it('a queued apply that another writer overtakes is skipped: it cannot clobber what that writer changed', async () => {
+    const { dir, store, clock, pings, uuid } = await setup();
+    for (let i = 0; i < 3; i++) {
+      clock.advance(1000);
+      await pings.record(uuid, 'success', null, facts(`#${i + 1}`));
+    }
+    expect(store.db.journal!.getKeysCount()).toBe(2);
+    const other = Store.open(dir.path);
+    try {
+      // The journal is read and the writes are queued; before they run, another
+      // writer applies the journal itself and renames the check.
+      const applying = store.applyJournalQueued();
+      other.db.root.transactionSync(() => {
+        other.applyJournalInTxn();
+        other.db.checks.put(uuid, { ...other.getCheck(uuid)!, name: 'renamed elsewhere' });
+      });
+      await applying;
+      expect(store.db.checks.get(uuid)).toMatchObject({ name: 'renamed elsewhere', nPings: 3 });
+      expect(store.db.journal!.getKeysCount()).toBe(0);
+      expect(store.listPings(uuid, 10).map((p) => Buffer.from(p.body!).toString())).toEqual(['#3', '#2', '#1']);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('the ping log cap holds while pings wait in the journal and after they are applied', async () => {
     const { store, clock, pings, uuid } = await setup(5);
     for (let i = 1; i <= 12; i++) {
