@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from './log.js';
 import type { Store } from './store/store.js';
 import type { JournalWorkerReply } from './store/journal-worker.js';
+import { commitFailureReason } from './store/write-failure.js';
 
 /**
  * How often the journal is applied. Longer means fewer page writes per ping
@@ -25,8 +26,15 @@ interface Applier {
   readonly usable: boolean;
 }
 
-function inThreadApplier(store: Store): Applier {
-  return { apply: () => store.applyJournalQueued(), close: async () => {}, usable: true };
+function inThreadApplier(store: Store, dataDir: string): Applier {
+  return {
+    apply: () =>
+      store.applyJournalQueued().catch(async (err: unknown) => {
+        throw new Error(await commitFailureReason(dataDir, err));
+      }),
+    close: async () => {},
+    usable: true,
+  };
 }
 
 function workerApplier(script: URL, dataDir: string, logger: Logger): Applier {
@@ -45,7 +53,7 @@ function workerApplier(script: URL, dataDir: string, logger: Logger): Applier {
         worker.once('exit', onExit);
         worker.once('message', (reply: JournalWorkerReply) => {
           worker.off('exit', onExit);
-          if (reply.error) reject(new Error(reply.error.cause?.message ?? reply.error.message));
+          if (reply.error !== undefined) reject(new Error(reply.error));
           else resolve(reply.rev!);
         });
         worker.postMessage('apply');
@@ -69,14 +77,14 @@ export class JournalWriter {
 
   constructor(
     private readonly store: Store,
-    dataDir: string,
+    private readonly dataDir: string,
     private readonly logger: Logger,
     everyMs = JOURNAL_APPLY_EVERY_MS,
     script = new URL('./store/journal-worker.js', import.meta.url),
   ) {
     this.applier = existsSync(fileURLToPath(script))
       ? workerApplier(script, dataDir, logger)
-      : inThreadApplier(store);
+      : inThreadApplier(store, dataDir);
     this.timer = setInterval(() => void this.tick(), everyMs);
     this.timer.unref();
   }
@@ -94,12 +102,12 @@ export class JournalWriter {
         if (!this.applier.usable) {
           // The pings keep coming: without an applier they would pile up in memory.
           this.logger.warn('the journal worker is gone; applying the journal on the main thread from now on');
-          this.applier = inThreadApplier(this.store);
+          this.applier = inThreadApplier(this.store, this.dataDir);
           return;
         }
         // Logged once per failing streak: retried every tick, and the pings
         // stay durable in the journal meanwhile.
-        if (!this.failing) this.logger.error({ cause: (err as Error).message }, 'writing journaled pings failed; retrying');
+        if (!this.failing) this.logger.error(`writing journaled pings failed; retrying: ${(err as Error).message}`);
         this.failing = true;
       })
       .finally(() => (this.inFlight = null));

@@ -5,35 +5,33 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { closeDb, openDb } from './db.js';
 import { applyJournalQueued } from './journal.js';
+import { commitFailureReason, installCommitFailureGuard } from './write-failure.js';
 
 export interface JournalWorkerReply {
-  /** The revision the B-trees are current with, or the failure. */
+  /** The revision the B-trees are current with. */
   rev?: number;
-  error?: { message: string; code?: unknown; cause?: { message: string; code?: unknown } };
+  /** Why the journal could not be applied (describeWriteFailure's sentence). */
+  error?: string;
 }
 
-const db = openDb((workerData as { dataDir: string }).dataDir);
+const { dataDir } = workerData as { dataDir: string };
+// A failed commit leaves lmdb-js promises unhandled here as on the main thread
+// (write-failure.ts); unguarded, a full disk would end this thread.
+installCommitFailureGuard(() => dataDir);
+const db = openDb(dataDir);
 
 parentPort!.on('message', (msg: 'apply' | 'close') => {
   if (msg === 'close') {
     void closeDb(db).finally(() => parentPort!.close());
     return;
   }
-  let rev = 0;
   applyJournalQueued(db)
-    .then((r) => {
-      rev = r;
-      return db.root.flushed;
+    .then(async (rev) => {
+      await db.root.flushed;
+      return rev;
     })
     .then(
-      () => parentPort!.postMessage({ rev } satisfies JournalWorkerReply),
-      async (err: Error & { code?: unknown; commitError?: PromiseLike<unknown> }) => {
-        // A failed commit carries LMDB's reason in commitError (write-failure.ts).
-        const cause = await Promise.resolve(err.commitError).then(
-          () => undefined,
-          (e: Error & { code?: unknown }) => ({ message: String(e?.message ?? e), code: e?.code }),
-        );
-        parentPort!.postMessage({ error: { message: err.message, code: err.code, cause } } satisfies JournalWorkerReply);
-      },
+      (rev) => parentPort!.postMessage({ rev } satisfies JournalWorkerReply),
+      async (err: unknown) => parentPort!.postMessage({ error: await commitFailureReason(dataDir, err) } satisfies JournalWorkerReply),
     );
 });

@@ -86,6 +86,12 @@ export function describeWriteFailure(dir: string, cause?: Error): string {
   return `writing to the data dir ${dir} failed: ${cause?.message ?? 'unknown error'}`;
 }
 
+/** Why a write to the data dir `dir` failed, from what it was rejected with (a failed commit or any error). */
+export async function commitFailureReason(dir: string, err: unknown): Promise<string> {
+  const cause = (await underlyingCommitError(err)) ?? (isCommitFailure(err) || !(err instanceof Error) ? undefined : err);
+  return describeWriteFailure(dir, cause);
+}
+
 /** An error for a write that could not be stored; the HTTP layer answers 503. */
 export class StorageWriteError extends Error {
   readonly statusCode = 503;

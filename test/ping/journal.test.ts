@@ -14,6 +14,8 @@ import { createLogger } from '../../daemon/log.js';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const facts = (body = ''): PingFacts => ({
@@ -215,6 +217,51 @@ describe('the built daemon', () => {
       await store.close();
     }
     expect(d.stderr()).not.toMatch(/journal/);
+  }, 30_000);
+});
+
+describe('the built daemon on a full disk', () => {
+  it('its journal worker survives a failed apply, says why, and writes the journal once there is room', async () => {
+    const dir = tempDir('checkd-journal-');
+    cleanups.push(() => dir.cleanup());
+    const created = await runCli(['project', 'create', '--name', 'f', '--ping-log-limit', '100000', '--data-dir', dir.path, '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const key = JSON.parse(created.stdout).api_key as string;
+    // At info, to see the recovery line.
+    const d = await startChild(['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'], { CHECKD_LOG_LEVEL: 'info' });
+    cleanups.push(() => d.stop('SIGKILL').then(() => undefined));
+    const uuid = (await api(d.url, '/api/v3/checks/', { key, body: { name: 'f' } })).json.uuid as string;
+    const pid = String(d.proc.pid);
+    const limit = (bytes: string) => execFileSync('prlimit', ['--pid', pid, `--fsize=${bytes}:unlimited`]);
+    const failed = /writing journaled pings failed; retrying: writing to the data dir \S+ failed: /;
+    let acked = 0;
+    // Journal pings, then leave no room before the worker's next apply (about
+    // once a second); if it applied them first, try again.
+    for (let attempt = 0; attempt < 5 && !failed.test(d.stderr()); attempt++) {
+      for (let i = 0; i < 5; i++) {
+        const r = await fetch(`${d.url}/ping/${uuid}`, { method: 'POST', body: 'x'.repeat(8000) });
+        await r.text();
+        expect(r.status).toBe(200);
+        acked++;
+      }
+      limit(String(statSync(join(dir.path, 'data.mdb')).size));
+      for (let t = 0; t < 30 && !failed.test(d.stderr()); t++) await new Promise((r) => setTimeout(r, 100));
+      if (!failed.test(d.stderr())) limit('unlimited');
+    }
+    expect(d.stderr()).toMatch(failed);
+    limit('unlimited');
+    for (let t = 0; t < 50 && !d.stderr().includes('journaled pings are being written again'); t++) await new Promise((r) => setTimeout(r, 100));
+    expect(d.stderr()).toContain('journaled pings are being written again');
+    // The worker did it: it never gave up its thread.
+    expect(d.stderr()).not.toContain('the journal worker is gone');
+    expect(await d.stop('SIGKILL')).toBeNull();
+    const store = Store.open(dir.path, { readOnly: true });
+    try {
+      expect(store.db.journal!.getKeysCount()).toBe(0);
+      expect(store.db.checks.get(uuid)!.nPings).toBe(acked);
+    } finally {
+      await store.close();
+    }
   }, 30_000);
 });
 
