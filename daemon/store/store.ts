@@ -384,12 +384,6 @@ export class Store {
       n = ping.n;
     }
     if (limit <= 0 || n <= 1) return;
-    if (n === Infinity) {
-      for (const { value } of this.db.pings.getRange({ start: [uuid, Infinity], end: [uuid, 0], reverse: true, limit })) {
-        yield value;
-      }
-      return;
-    }
     const previous = this.db.pings.get([uuid, n - 1]);
     if (previous !== undefined) {
       yield previous;
