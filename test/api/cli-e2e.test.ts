@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, CHECKD_BIN, REPO_ROOT, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { api, CHECKD_BIN, createProjectCli, REPO_ROOT, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
 
 /** Newest modification time of the daemon sources. */
 function newestSource(dir: string): number {
@@ -27,9 +27,7 @@ beforeAll(async () => {
   if (!existsSync(CHECKD_BIN) || statSync(CHECKD_BIN).mtimeMs < newestSource(join(REPO_ROOT, 'daemon'))) {
     execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'pipe' });
   }
-  const created = await runCli(['project', 'create', '--name', 'e2e', '--check-limit', '3', '--json', '--data-dir', data.path]);
-  expect(created.code, created.stderr).toBe(0);
-  const doc = JSON.parse(created.stdout);
+  const doc = await createProjectCli(data.path, 'e2e', ['--check-limit', '3']);
   key = doc.api_key;
   roKey = doc.api_key_readonly;
   child = await startChild([

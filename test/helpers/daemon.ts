@@ -156,6 +156,24 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promi
   return { code: code as number | null, stdout, stderr };
 }
 
+/** What `checkd project create --json` prints. */
+export interface CreatedProject {
+  id: string;
+  name: string;
+  api_key: string;
+  api_key_readonly: string;
+  ping_key: string;
+  check_limit: number;
+  ping_log_limit: number;
+}
+
+/** Create a project with the built CLI; throws (failing the test) unless it exits 0. */
+export async function createProjectCli(dataDir: string, name: string, extra: string[] = []): Promise<CreatedProject> {
+  const r = await runCli(['project', 'create', '--name', name, '--data-dir', dataDir, '--json', ...extra]);
+  if (r.code !== 0) throw new Error(`checkd project create exited with ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as CreatedProject;
+}
+
 /** fetch with a JSON body and the key header by default. */
 export async function api(
   base: string,

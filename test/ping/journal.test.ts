@@ -8,7 +8,7 @@ import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
 import { Store } from '../../daemon/store/store.js';
-import { api, REPO_ROOT, runCli, startChild, tempDir } from '../helpers/daemon.js';
+import { api, createProjectCli, REPO_ROOT, runCli, startChild, tempDir } from '../helpers/daemon.js';
 import { JournalWriter } from '../../daemon/journal-writer.js';
 import { createLogger } from '../../daemon/log.js';
 import { PassThrough } from 'node:stream';
@@ -197,9 +197,7 @@ describe('the built daemon', () => {
   it('applies the journal in its worker thread about once a second, while it runs', async () => {
     const dir = tempDir('checkd-journal-');
     cleanups.push(() => dir.cleanup());
-    const created = await runCli(['project', 'create', '--name', 'w', '--data-dir', dir.path, '--json']);
-    expect(created.code, created.stderr).toBe(0);
-    const key = JSON.parse(created.stdout).api_key as string;
+    const key = (await createProjectCli(dir.path, 'w')).api_key;
     const d = await startChild(['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
     cleanups.push(() => d.stop('SIGKILL').then(() => undefined));
     const uuid = (await api(d.url, '/api/v3/checks/', { key, body: { name: 'w' } })).json.uuid as string;
@@ -224,9 +222,7 @@ describe('the built daemon on a full disk', () => {
   it('its journal worker survives a failed apply, says why, and writes the journal once there is room', async () => {
     const dir = tempDir('checkd-journal-');
     cleanups.push(() => dir.cleanup());
-    const created = await runCli(['project', 'create', '--name', 'f', '--ping-log-limit', '100000', '--data-dir', dir.path, '--json']);
-    expect(created.code, created.stderr).toBe(0);
-    const key = JSON.parse(created.stdout).api_key as string;
+    const key = (await createProjectCli(dir.path, 'f', ['--ping-log-limit', '100000'])).api_key;
     // At info, to see the recovery line.
     const d = await startChild(['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'], { CHECKD_LOG_LEVEL: 'info' });
     cleanups.push(() => d.stop('SIGKILL').then(() => undefined));

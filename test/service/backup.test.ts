@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { api, createProjectCli, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
 import { Store } from '../../daemon/store/store.js';
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
@@ -13,9 +13,7 @@ afterEach(async () => {
 });
 
 async function newProject(dataDir: string, pingLogLimit = 100_000) {
-  const r = await runCli(['project', 'create', '--name', 'backup', '--ping-log-limit', String(pingLogLimit), '--data-dir', dataDir, '--json']);
-  expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as { id: string; api_key: string; api_key_readonly: string; ping_key: string };
+  return createProjectCli(dataDir, 'backup', ['--ping-log-limit', String(pingLogLimit)]);
 }
 
 describe('checkd backup', () => {

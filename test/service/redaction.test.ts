@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { api, createProjectCli, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
 import { connect, rpc, rpcError } from '../grpc/support.js';
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
@@ -21,9 +21,7 @@ describe('log redaction', () => {
   it('no API key appears in stdout or stderr at --log-level debug', async () => {
     const dir = tempDir('checkd-redact-');
     cleanups.push(() => dir.cleanup());
-    const created = await runCli(['project', 'create', '--name', 'redact', '--data-dir', dir.path, '--json']);
-    expect(created.code, created.stderr).toBe(0);
-    const p = JSON.parse(created.stdout) as { id: string; api_key: string; api_key_readonly: string; ping_key: string };
+    const p = await createProjectCli(dir.path, 'redact');
     const added = await runCli(['key', 'create', '--project', p.id, '--data-dir', dir.path, '--json']);
     const extra = (JSON.parse(added.stdout) as { api_key: string }).api_key;
     const unknownRw = randomKey('hcw_');

@@ -16,7 +16,7 @@ import { closeSync, mkdirSync, openSync, rmSync, statSync, writeSync } from 'nod
 import { statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, runCli, startChild, startInProcess, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { api, createProjectCli, startChild, startInProcess, tempDir, type ChildDaemon } from '../helpers/daemon.js';
 import { Store } from '../../daemon/store/store.js';
 import { COMMIT_FAILED_MESSAGE } from '../../daemon/store/write-failure.js';
 
@@ -128,9 +128,7 @@ const rlimitLimiter: Limiter = {
 };
 
 async function fullDiskScenario(dataDir: string, limiter: Limiter): Promise<void> {
-  const created = await runCli(['project', 'create', '--name', 'disk', '--ping-log-limit', '100000', '--data-dir', dataDir, '--json']);
-  expect(created.code, created.stderr).toBe(0);
-  const p = JSON.parse(created.stdout) as { api_key: string };
+  const p = await createProjectCli(dataDir, 'disk', ['--ping-log-limit', '100000']);
   const d: ChildDaemon = await startChild(['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
   cleanups.push(() => d.stop('SIGKILL'));
   const check = await api(d.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'disk', timeout: 3600 } });

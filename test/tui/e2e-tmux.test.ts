@@ -8,7 +8,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, CHECKTOP_BIN, freePort, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { api, CHECKTOP_BIN, createProjectCli, freePort, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
 import { assertFreshBuild } from './built.js';
 
 const SOCKET = `checktop-e2e-${process.pid}`;
@@ -49,9 +49,7 @@ describe('checktop in tmux against a child daemon', () => {
   beforeAll(async () => {
     if (spawnSync('tmux', ['-V']).error) throw new Error('tmux is not installed: apt-get install -y tmux (.ci/run does)');
     assertFreshBuild();
-    const created = await runCli(['project', 'create', '--data-dir', dir.path, '--name', 'e2e-project', '--json']);
-    expect(created.code, created.stderr).toBe(0);
-    apiKey = JSON.parse(created.stdout).api_key;
+    apiKey = (await createProjectCli(dir.path, 'e2e-project')).api_key;
     port = await freePort();
     daemon = await serve();
     const r = await api(daemon.url, '/api/v3/checks/', { key: apiKey, body: { name: 'e2e-backup', tags: 'prod db', timeout: 3600, grace: 300 } });
