@@ -15,9 +15,8 @@ export async function replyStorageUnavailable(
   req: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const dir = (store.db.root as unknown as { path?: string }).path ?? '.';
   const cause = err instanceof StorageWriteError ? undefined : await underlyingCommitError(err);
-  const reason = err instanceof StorageWriteError ? err.reason : describeWriteFailure(dir, cause);
+  const reason = err instanceof StorageWriteError ? err.reason : describeWriteFailure(store.dataDir, cause);
   req.log.error(
     { method: req.method, code: (cause as NodeJS.ErrnoException | undefined)?.code, cause: cause?.message },
     `write refused, storage unavailable: ${reason}`,

@@ -29,6 +29,8 @@ export class Store {
 
   private constructor(
     readonly db: Db,
+    /** The data dir, for messages about it (a full disk, a failed write). */
+    readonly dataDir: string,
     private readonly readOnly: boolean,
   ) {
     // Pings journaled by a process that stopped before applying them.
@@ -36,7 +38,7 @@ export class Store {
   }
 
   static open(dir: string, opts: { readOnly?: boolean } = {}): Store {
-    return new Store(openDb(dir, opts), opts.readOnly ?? false);
+    return new Store(openDb(dir, opts), dir, opts.readOnly ?? false);
   }
 
   async close(): Promise<void> {
