@@ -4,7 +4,9 @@
 //    temp data dir) with 10,000 checks, loaded by autocannon on /ping/<uuid>
 //    rotating over the checks; then a bare Fastify route answering "OK" in its
 //    own process, loaded the same way. Prints pings/s, p99 and the ratio
-//    (target: >= 60 %). Every ping is durable: the service answers only after
+//    (target: >= 60 %). A third server, the bare route answering only after
+//    one durable LMDB put of a ping-sized record, shows the floor under any
+//    durable ping on this machine (bare-server.ts). Every ping is durable: the service answers only after
 //    the LMDB commit is flushed.
 // 2. Memory: a daemon started on a data dir holding 100,000 checks (written
 //    with the Store API before start, half of them armed in the monitor heap);
@@ -165,8 +167,9 @@ function combine(rounds: LoadResult[]): LoadResult {
   };
 }
 
-async function throughput(): Promise<{ daemon: LoadResult; bare: LoadResult }> {
+async function throughput(): Promise<{ daemon: LoadResult; bare: LoadResult; floor: LoadResult }> {
   const dir = mkdtempSync(join(tmpdir(), 'checkd-bench-'));
+  const floorDir = mkdtempSync(join(tmpdir(), 'checkd-bench-floor-'));
   const servers: Served[] = [];
   try {
     const project = cli(['project', 'create', '--name', 'bench', '--check-limit', '100000', '--ping-log-limit', '100', '--json', '--data-dir', dir]);
@@ -190,27 +193,34 @@ async function throughput(): Promise<{ daemon: LoadResult; bare: LoadResult }> {
     }
     const bareServer = await serve(['--import', 'tsx', join(ROOT, 'bench/bare-server.ts')], /^bare ready http=(\S+)$/);
     servers.push(bareServer);
+    const floorServer = await serve(['--import', 'tsx', join(ROOT, 'bench/bare-server.ts'), 'one-put', floorDir], /^bare ready http=(\S+)$/);
+    servers.push(floorServer);
     const fake = Array.from({ length: CHECKS }, () => newUuid());
     await load(daemon.url, uuids, 2); // warm-up
     await load(bareServer.url, fake, 2);
-    // Alternate half-length rounds, so a change in background load hits both alike.
-    const rounds = { daemon: [] as LoadResult[], bare: [] as LoadResult[] };
+    await load(floorServer.url, fake, 2);
+    // Alternate half-length rounds, so a change in background load hits all alike.
+    const rounds = { daemon: [] as LoadResult[], bare: [] as LoadResult[], floor: [] as LoadResult[] };
     for (let round = 0; round < 2; round++) {
       const d = await load(daemon.url, uuids, DURATION_S / 2, dir);
       log(`  round ${round + 1} daemon /ping/<uuid>: ${describe(d)}`);
       log(`          disk: ${describeDisk(d)}`);
       const b = await load(bareServer.url, fake, DURATION_S / 2);
       log(`  round ${round + 1} bare Fastify route:  ${describe(b)}`);
+      const f = await load(floorServer.url, fake, DURATION_S / 2);
+      log(`  round ${round + 1} bare route + one durable put: ${describe(f)}`);
       rounds.daemon.push(d);
       rounds.bare.push(b);
+      rounds.floor.push(f);
     }
     const probe = await fetch(`${daemon.url}/api/v3/checks/${uuids[0]}`, { headers: { 'X-Api-Key': project.api_key } });
     const n = ((await probe.json()) as { n_pings: number }).n_pings;
     log(`  (check ${uuids[0]!.slice(0, 8)}… has n_pings ${n}; every 200 above was committed and flushed before the answer)`);
-    return { daemon: combine(rounds.daemon), bare: combine(rounds.bare) };
+    return { daemon: combine(rounds.daemon), bare: combine(rounds.bare), floor: combine(rounds.floor) };
   } finally {
     for (const s of servers) await s.stop();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(floorDir, { recursive: true, force: true });
   }
 }
 
@@ -287,7 +297,7 @@ async function main(): Promise<void> {
     if (b.status !== 0) throw new Error('build failed');
   }
   log(`checkd ping benchmark: ${DURATION_S} s per run, ${CONNECTIONS} connections, ${CHECKS.toLocaleString('en-US')} checks`);
-  const { daemon, bare } = await throughput();
+  const { daemon, bare, floor } = await throughput();
   const ratio = daemon.rps / bare.rps;
   const mem = await memory();
   log('');
@@ -296,6 +306,7 @@ async function main(): Promise<void> {
   log(`  its disk:    ${describeDisk(daemon)}`);
   log(`  bare route:  ${Math.round(bare.rps).toLocaleString('en-US')} req/s, p99 ${bare.p99} ms`);
   log(`  ratio:       ${(ratio * 100).toFixed(1)} % of the bare route (target >= 60 %) ${ratio >= 0.6 ? 'OK' : 'MISSED'}`);
+  log(`  floor:       the bare route doing one durable put of a ping-sized record: ${Math.round(floor.rps).toLocaleString('en-US')} req/s, ${((floor.rps / bare.rps) * 100).toFixed(1)} % of the bare route`);
   log(`  memory:      ${mem.start.toFixed(1)} MB RSS with ${MEMORY_CHECKS.toLocaleString('en-US')} checks loaded (target < 300 MB) ${mem.start < 300 ? 'OK' : 'MISSED'}`);
   log(`               ${mem.after.toFixed(1)} MB right after the ping burst (garbage V8 has not collected yet, data pages read), ${mem.settled.toFixed(1)} MB after ${SETTLE_S} s idle`);
   log(`  total time:  ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -182,8 +182,13 @@ export function applyCheckInput(check: CheckRecord, input: CheckInput, version: 
 
 /** A fresh check with the create defaults of api-details §6.8. */
 export function newCheck(fields: { uuid: string; badgeKey: string; projectId: string; createdAt: number }): CheckRecord {
+  // Fields named one by one: V8 builds a literal that starts with a spread
+  // and then adds thirty properties some thirty times slower.
   return {
-    ...fields,
+    uuid: fields.uuid,
+    badgeKey: fields.badgeKey,
+    projectId: fields.projectId,
+    createdAt: fields.createdAt,
     name: '',
     slug: '',
     tags: '',
