@@ -106,7 +106,7 @@ export class PingService {
   async resolveSlug(pingKey: string, slug: string, create: boolean): Promise<SlugResolution> {
     const project = this.store.projectByPingKey(pingKey);
     if (!project) return { kind: 'missing' };
-    const matching = (): CheckRecord[] => this.store.listChecks(project.id).filter((c) => c.slug === slug);
+    const matching = (): CheckRecord[] => this.store.checksBySlug(project.id, slug);
     const found = matching();
     if (found.length > 1) return { kind: 'ambiguous' };
     if (found.length === 1) return { kind: 'found', uuid: found[0]!.uuid };

@@ -15,7 +15,7 @@ import type { StoredEvent } from './events.js';
 import type { JournalEntry } from './journal.js';
 
 /** Bumped when the on-disk layout changes; `openDb` migrates older layouts. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export interface ApiKeyRecord {
   projectId: string;
@@ -34,6 +34,12 @@ export interface Db {
   checks: Database<CheckRecord, string>;
   /** [projectId, createdAt, uuid] → uuid: creation-ordered listing per project. */
   checksByProject: Database<string, [string, number, string]>;
+  /**
+   * [projectId, slug, uuid] → uuid: a slug ping finds its check without
+   * reading every check of the project. Checks with an empty slug are not in it.
+   * Absent only when a data dir from before schema version 3 is opened read-only.
+   */
+  checksBySlug: Database<string, [string, string, string]> | undefined;
   /** unique_key → uuid */
   uniqueKeys: Database<string, string>;
   /** check badge key → uuid */
@@ -173,6 +179,7 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     pingKeys: root.openDB({ name: 'ping_keys' }),
     checks: root.openDB({ name: 'checks', ...records }),
     checksByProject: root.openDB({ name: 'checks_by_project' }),
+    checksBySlug: root.openDB({ name: 'checks_by_slug' }),
     uniqueKeys: root.openDB({ name: 'unique_keys' }),
     checkBadgeKeys: root.openDB({ name: 'check_badge_keys' }),
     projectBadgeKeys: root.openDB({ name: 'project_badge_keys' }),
@@ -183,9 +190,17 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     journal: root.openDB({ name: 'journal', useVersions: true, ...records }),
   };
   const stored = db.meta.get('schemaVersion') as number | undefined;
-  // Version 2 added the (empty at first) ping journal: nothing to convert.
+  // Version 2 added the (empty at first) ping journal; version 3 the slug index.
   if (stored === undefined || stored < SCHEMA_VERSION) {
-    if (!opts.readOnly) db.meta.putSync('schemaVersion', SCHEMA_VERSION);
+    if (!opts.readOnly) {
+      root.transactionSync(() => {
+        if (stored !== undefined && stored < 3) {
+          // Pings never change a slug, so the B-tree's checks are current enough.
+          for (const { value: check } of db.checks.getRange()) indexSlug(db, check);
+        }
+        db.meta.put('schemaVersion', SCHEMA_VERSION);
+      });
+    }
   } else if (stored > SCHEMA_VERSION) {
     root.close();
     throw new DataDirError(
@@ -203,4 +218,27 @@ export async function closeDb(db: Db): Promise<void> {
 /** Current revision of the event log (0 when empty). */
 export function currentRevision(db: Db): number {
   return (db.meta.get('rev') as number | undefined) ?? 0;
+}
+
+/** Inside a write transaction: make `check` findable by its slug. */
+export function indexSlug(db: Db, check: CheckRecord): void {
+  if (check.slug !== '') slugIndex(db).put([check.projectId, check.slug, check.uuid], check.uuid);
+}
+
+/** Inside a write transaction: forget `check`'s slug. */
+export function unindexSlug(db: Db, check: CheckRecord): void {
+  if (check.slug !== '') slugIndex(db).remove([check.projectId, check.slug, check.uuid]);
+}
+
+/** Uuids of the checks of a project with this slug, or null when the index is absent (read-only, before version 3). */
+export function uuidsBySlug(db: Db, projectId: string, slug: string): string[] | null {
+  if (!db.checksBySlug) return null;
+  const out: string[] = [];
+  for (const { value } of db.checksBySlug.getRange({ start: [projectId, slug], end: [projectId, slug, '\uffff'] })) out.push(value);
+  return out;
+}
+
+function slugIndex(db: Db): NonNullable<Db['checksBySlug']> {
+  if (!db.checksBySlug) throw new Error('the slug index is missing: the environment was opened read-only');
+  return db.checksBySlug;
 }

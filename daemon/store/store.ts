@@ -4,7 +4,7 @@
 // once the commit is flushed to disk. Reads include journaled pings that are
 // not yet in the B-trees (journal.ts), so callers never see the difference.
 import { timingSafeEqual } from 'node:crypto';
-import { closeDb, currentRevision, openDb, type ApiKeyRecord, type Db } from './db.js';
+import { closeDb, currentRevision, indexSlug, openDb, unindexSlug, uuidsBySlug, type ApiKeyRecord, type Db } from './db.js';
 import { appendEvent, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
 import { PendingPings } from './pending.js';
@@ -279,6 +279,18 @@ export class Store {
     return out;
   }
 
+  /** Checks of a project with this slug (a slug ping's candidates), in no particular order. */
+  checksBySlug(projectId: string, slug: string): CheckRecord[] {
+    const uuids = uuidsBySlug(this.db, projectId, slug);
+    if (uuids === null) return this.listChecks(projectId).filter((c) => c.slug === slug);
+    const out: CheckRecord[] = [];
+    for (const uuid of uuids) {
+      const check = this.getCheck(uuid);
+      if (check) out.push(check);
+    }
+    return out;
+  }
+
   countChecks(projectId: string): number {
     return this.db.checksByProject.getKeysCount({ start: [projectId], end: [projectId, Infinity] });
   }
@@ -304,6 +316,7 @@ export class Store {
     }
     this.db.checks.put(check.uuid, check);
     this.db.checksByProject.put([check.projectId, check.createdAt, check.uuid], check.uuid);
+    indexSlug(this.db, check);
     this.db.uniqueKeys.put(uniqueKeyOf(check.uuid), check.uuid);
     this.db.checkBadgeKeys.put(check.badgeKey, check.uuid);
     return appendEvent(this.db, {
@@ -322,6 +335,11 @@ export class Store {
     type: 'check.updated' | 'check.paused' | 'check.resumed' | 'status.changed',
     flip: FlipRecord | null = null,
   ): number {
+    const before = this.db.checks.get(check.uuid);
+    if (before && before.slug !== check.slug) {
+      unindexSlug(this.db, before);
+      indexSlug(this.db, check);
+    }
     this.db.checks.put(check.uuid, check);
     let rev = appendEvent(this.db, { at: now, type, projectId: check.projectId, checkUuid: check.uuid, check });
     if (flip) rev = this.insertFlipInTxn(check, flip, now);
@@ -342,6 +360,8 @@ export class Store {
   }
 
   deleteCheckInTxn(check: CheckRecord, now: number): number {
+    // The stored slug is the one indexed, whatever the caller's copy says.
+    unindexSlug(this.db, this.db.checks.get(check.uuid) ?? check);
     this.db.checks.remove(check.uuid);
     this.db.checksByProject.remove([check.projectId, check.createdAt, check.uuid]);
     this.db.uniqueKeys.remove(uniqueKeyOf(check.uuid));

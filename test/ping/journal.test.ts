@@ -8,6 +8,7 @@ import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
 import { Store } from '../../daemon/store/store.js';
+import { SCHEMA_VERSION } from '../../daemon/store/db.js';
 import { api, createProjectCli, REPO_ROOT, runCli, startChild, tempDir } from '../helpers/daemon.js';
 import { JournalWriter } from '../../daemon/journal-writer.js';
 import { createLogger } from '../../daemon/log.js';
@@ -170,11 +171,11 @@ describe('the ping journal', () => {
     const exported = await runCli(['export', '--data-dir', dir.path]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(JSON.parse(exported.stdout).projects[0].checks.map((c: { uuid: string }) => c.uuid)).toEqual([uuid]);
-    // Opened for writing, it is upgraded: the journal appears, the version is 2.
+    // Opened for writing, it is upgraded: the journal appears, the version is current.
     const writer = Store.open(dir.path);
     try {
       expect(writer.db.journal).toBeDefined();
-      expect(writer.db.meta.get('schemaVersion')).toBe(2);
+      expect(writer.db.meta.get('schemaVersion')).toBe(SCHEMA_VERSION);
     } finally {
       await writer.close();
     }

@@ -1,7 +1,7 @@
 // Slug pings S1–S5 and auto-provisioning with ?create=1 (ping-protocol §1,
 // §3.2, §9) over a real HTTP port.
 import { describe, expect, it } from 'vitest';
-import { api, createCheck, getCheck, listPings, send, usePingDaemon, type PingEnv } from './support.js';
+import { api, apiPost, createCheck, getCheck, listPings, send, usePingDaemon, type PingEnv } from './support.js';
 
 const env = usePingDaemon();
 
@@ -90,6 +90,33 @@ describe('S1–S5', () => {
       expect(r.status).toBe(409);
       expect(r.text).toBe('ambiguous slug');
     }
+  });
+});
+
+describe('the slug a ping finds', () => {
+  it('follows the check: a changed slug answers at once and the old one is 404; deleted, it is 404; created, found', async () => {
+    const check = await createCheck(env, { slug: 'nightly-backup' });
+    expect((await send(env.url, `/ping/${env.p.pingKey}/nightly-backup`)).status).toBe(200);
+
+    const renamed = await apiPost(env, `/checks/${check.uuid}`, { slug: 'nightly-backup-v2' });
+    expect(renamed.status).toBe(200);
+    expect((await send(env.url, `/ping/${env.p.pingKey}/nightly-backup`)).status).toBe(404);
+    expect((await send(env.url, `/ping/${env.p.pingKey}/nightly-backup-v2`)).status).toBe(200);
+    // An update that leaves the slug alone keeps it findable.
+    expect((await apiPost(env, `/checks/${check.uuid}`, { name: 'renamed only' })).status).toBe(200);
+    expect((await send(env.url, `/ping/${env.p.pingKey}/nightly-backup-v2`)).status).toBe(200);
+    expect((await getCheck(env, check.uuid)).n_pings).toBe(3);
+
+    // Cleared, the check has no slug to be found by; another check can take the old one.
+    expect((await apiPost(env, `/checks/${check.uuid}`, { slug: '' })).status).toBe(200);
+    expect((await send(env.url, `/ping/${env.p.pingKey}/nightly-backup-v2`)).status).toBe(404);
+    const other = await createCheck(env, { slug: 'nightly-backup-v2' });
+    expect((await send(env.url, `/ping/${env.p.pingKey}/nightly-backup-v2`)).status).toBe(200);
+    expect((await getCheck(env, other.uuid)).n_pings).toBe(1);
+
+    const deleted = await api(env.url, `/api/v3/checks/${other.uuid}`, { method: 'DELETE', key: env.p.apiKey });
+    expect(deleted.status).toBe(200);
+    expect((await send(env.url, `/ping/${env.p.pingKey}/nightly-backup-v2`)).status).toBe(404);
   });
 });
 
