@@ -40,6 +40,12 @@ export interface Db {
    * Absent only when a data dir from before schema version 3 is opened read-only.
    */
   checksBySlug: Database<string, [string, string, string]> | undefined;
+  /**
+   * projectId → how many checks it has (kept by insert and delete), so the
+   * check limit is enforced without counting the project's index.
+   * Absent only when a data dir from before schema version 3 is opened read-only.
+   */
+  checkCounts: Database<number, string> | undefined;
   /** unique_key → uuid */
   uniqueKeys: Database<string, string>;
   /** check badge key → uuid */
@@ -180,6 +186,7 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     checks: root.openDB({ name: 'checks', ...records }),
     checksByProject: root.openDB({ name: 'checks_by_project' }),
     checksBySlug: root.openDB({ name: 'checks_by_slug' }),
+    checkCounts: root.openDB({ name: 'check_counts' }),
     uniqueKeys: root.openDB({ name: 'unique_keys' }),
     checkBadgeKeys: root.openDB({ name: 'check_badge_keys' }),
     projectBadgeKeys: root.openDB({ name: 'project_badge_keys' }),
@@ -190,13 +197,17 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     journal: root.openDB({ name: 'journal', useVersions: true, ...records }),
   };
   const stored = db.meta.get('schemaVersion') as number | undefined;
-  // Version 2 added the (empty at first) ping journal; version 3 the slug index.
+  // Version 2 added the (empty at first) ping journal; version 3 the slug
+  // index and the check counts.
   if (stored === undefined || stored < SCHEMA_VERSION) {
     if (!opts.readOnly) {
       root.transactionSync(() => {
         if (stored !== undefined && stored < 3) {
           // Pings never change a slug, so the B-tree's checks are current enough.
-          for (const { value: check } of db.checks.getRange()) indexSlug(db, check);
+          for (const { value: check } of db.checks.getRange()) {
+            indexSlug(db, check);
+            countCheck(db, check.projectId, +1);
+          }
         }
         db.meta.put('schemaVersion', SCHEMA_VERSION);
       });
@@ -241,4 +252,18 @@ export function uuidsBySlug(db: Db, projectId: string, slug: string): string[] |
 function slugIndex(db: Db): NonNullable<Db['checksBySlug']> {
   if (!db.checksBySlug) throw new Error('the slug index is missing: the environment was opened read-only');
   return db.checksBySlug;
+}
+
+/** Inside a write transaction: a check was added to (+1) or removed from (-1) a project. */
+export function countCheck(db: Db, projectId: string, delta: 1 | -1): void {
+  if (!db.checkCounts) throw new Error('the check counts are missing: the environment was opened read-only');
+  const n = (db.checkCounts.get(projectId) ?? 0) + delta;
+  if (n > 0) db.checkCounts.put(projectId, n);
+  else db.checkCounts.remove(projectId);
+}
+
+/** How many checks a project has. */
+export function checkCount(db: Db, projectId: string): number {
+  if (!db.checkCounts) return db.checksByProject.getKeysCount({ start: [projectId], end: [projectId, Infinity] });
+  return db.checkCounts.get(projectId) ?? 0;
 }

@@ -4,7 +4,18 @@
 // once the commit is flushed to disk. Reads include journaled pings that are
 // not yet in the B-trees (journal.ts), so callers never see the difference.
 import { timingSafeEqual } from 'node:crypto';
-import { closeDb, currentRevision, indexSlug, openDb, unindexSlug, uuidsBySlug, type ApiKeyRecord, type Db } from './db.js';
+import {
+  checkCount,
+  closeDb,
+  countCheck,
+  currentRevision,
+  indexSlug,
+  openDb,
+  unindexSlug,
+  uuidsBySlug,
+  type ApiKeyRecord,
+  type Db,
+} from './db.js';
 import { appendEvent, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
 import { PendingPings } from './pending.js';
@@ -292,7 +303,7 @@ export class Store {
   }
 
   countChecks(projectId: string): number {
-    return this.db.checksByProject.getKeysCount({ start: [projectId], end: [projectId, Infinity] });
+    return checkCount(this.db, projectId);
   }
 
   /** Every check of every project (monitor start-up). */
@@ -314,6 +325,7 @@ export class Store {
       const lastCreatedAt = key[1] as number;
       if (lastCreatedAt >= check.createdAt) check.createdAt = lastCreatedAt + 1;
     }
+    if (!this.db.checks.doesExist(check.uuid)) countCheck(this.db, check.projectId, +1);
     this.db.checks.put(check.uuid, check);
     this.db.checksByProject.put([check.projectId, check.createdAt, check.uuid], check.uuid);
     indexSlug(this.db, check);
@@ -360,8 +372,12 @@ export class Store {
   }
 
   deleteCheckInTxn(check: CheckRecord, now: number): number {
-    // The stored slug is the one indexed, whatever the caller's copy says.
-    unindexSlug(this.db, this.db.checks.get(check.uuid) ?? check);
+    // The stored record is what the indexes hold, whatever the caller's copy says.
+    const stored = this.db.checks.get(check.uuid);
+    if (stored) {
+      unindexSlug(this.db, stored);
+      countCheck(this.db, stored.projectId, -1);
+    }
     this.db.checks.remove(check.uuid);
     this.db.checksByProject.remove([check.projectId, check.createdAt, check.uuid]);
     this.db.uniqueKeys.remove(uniqueKeyOf(check.uuid));

@@ -1,7 +1,8 @@
-// The slug index (schema version 3) on a real LMDB: slug pings find their
-// check through it instead of reading every check of the project; it follows
-// creations, slug changes and deletions, and a data dir written before it is
-// read by a scan when opened read-only and indexed when opened for writing.
+// What schema version 3 keeps about checks, on a real LMDB: the slug index
+// (slug pings find their check without reading every check of the project)
+// and the per-project check counts (the check limit without counting). Both
+// follow creations, slug changes and deletions; a data dir written before them
+// is read by a scan when opened read-only and converted when opened for writing.
 import { afterEach, describe, expect, it } from 'vitest';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
@@ -32,7 +33,7 @@ async function setup() {
 const uuidsOf = (checks: Array<{ uuid: string }>) => checks.map((c) => c.uuid).sort();
 const indexKeys = (store: Store) => [...store.db.checksBySlug!.getKeys()];
 
-describe('the slug index', () => {
+describe('the check indexes of schema version 3', () => {
   it('holds one key per check with a slug, follows slug changes, and loses the key with the check', async () => {
     const { store, project, add } = await setup();
     cleanups.push(() => store.close());
@@ -62,20 +63,39 @@ describe('the slug index', () => {
     expect(indexKeys(store).map((k) => k[1]).sort()).toEqual(['backup', 'fresh']);
   });
 
-  it('a data dir from before it (schema version 2) is scanned when opened read-only and indexed when opened for writing', async () => {
+  it('counts the checks of each project, and a second delete of the same check counts nothing', async () => {
+    const { store, project, add } = await setup();
+    cleanups.push(() => store.close());
+    const { project: other } = await store.createProject({ name: 'other', checkLimit: 100, pingLogLimit: 100 }, T0);
+    const a = await add('a');
+    await add('');
+    await add('c', other.id);
+    expect(store.countChecks(project.id)).toBe(2);
+    expect(store.countChecks(other.id)).toBe(1);
+    await store.transact(() => store.deleteCheckInTxn(a, T0));
+    await store.transact(() => store.deleteCheckInTxn(a, T0));
+    expect(store.countChecks(project.id)).toBe(1);
+    expect(store.countChecks(other.id)).toBe(1);
+    expect(store.countChecks(newUuid())).toBe(0);
+  });
+
+  it('a data dir from before them (schema version 2) is scanned when opened read-only and converted when opened for writing', async () => {
     const { dir, store, project, add } = await setup();
     const a = await add('nightly');
     const b = await add('hourly');
     await add('');
-    // Make it look like version 2 wrote it: no slug index, version 2.
+    // Make it look like version 2 wrote it: no slug index, no counts, version 2.
     await store.db.checksBySlug!.drop();
+    await store.db.checkCounts!.drop();
     await store.db.meta.put('schemaVersion', 2);
     await store.close();
 
     const reader = Store.open(dir.path, { readOnly: true });
     try {
       expect(reader.db.checksBySlug).toBeUndefined();
+      expect(reader.db.checkCounts).toBeUndefined();
       expect(uuidsOf(reader.checksBySlug(project.id, 'nightly'))).toEqual([a.uuid]);
+      expect(reader.countChecks(project.id)).toBe(3);
     } finally {
       await reader.close();
     }
@@ -88,6 +108,8 @@ describe('the slug index', () => {
       expect(writer.db.meta.get('schemaVersion')).toBe(SCHEMA_VERSION);
       expect(indexKeys(writer).map((k) => k[1]).sort()).toEqual(['hourly', 'nightly']);
       expect(uuidsOf(writer.checksBySlug(project.id, 'hourly'))).toEqual([b.uuid]);
+      expect(writer.db.checkCounts!.get(project.id)).toBe(3);
+      expect(writer.countChecks(project.id)).toBe(3);
     } finally {
       await writer.close();
     }
