@@ -2,6 +2,7 @@
 // at scrape time from the store, so they can never drift from what the API
 // shows; counters are fed from the event log.
 import { statSync } from 'node:fs';
+import { setImmediate } from 'node:timers/promises';
 import { join } from 'node:path';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { displayStatus, isStarted } from '../domain/status.js';
@@ -12,6 +13,8 @@ import type { Store } from '../store/store.js';
 import type { Clock } from '../clock.js';
 
 const STATUSES = ['new', 'up', 'grace', 'down', 'paused'] as const;
+/** Checks read and counted between two turns of the event loop during a scrape. */
+const CHUNK = 2000;
 
 export class Metrics {
   readonly registry = new Registry();
@@ -58,20 +61,11 @@ export class Metrics {
         }
       },
     });
-    const self = this;
     const byStatus = new Gauge({
       name: 'checkd_checks',
       help: 'Checks by project and display status',
       labelNames: ['project', 'status'],
       registers: [registry],
-      collect() {
-        byStatus.reset();
-        for (const p of store.listProjects()) {
-          const counts = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<string, number>;
-          for (const c of store.listChecks(p.id)) counts[displayStatus(c, self.clock.now(), 3)]! += 1;
-          for (const s of STATUSES) byStatus.set({ project: p.name, status: s }, counts[s]!);
-        }
-      },
     });
     // Healthchecks' per-project metrics, with a project label added.
     const checkUp = new Gauge({
@@ -79,9 +73,6 @@ export class Metrics {
       help: 'For every check, 1 if it is up (or new, grace, paused), 0 if down',
       labelNames: ['project', 'name', 'tags', 'unique_key'],
       registers: [registry],
-      // The first hc_* series in the output: computes all of them for this scrape
-      // (a collect on a later one would show the previous scrape's values here).
-      collect: () => refreshHc(),
     });
     const checkStarted = new Gauge({
       name: 'hc_check_started',
@@ -107,29 +98,57 @@ export class Metrics {
       labelNames: ['project'],
       registers: [registry],
     });
-    function refreshHc(): void {
-      downTotal.reset();
-      checkUp.reset();
-      checkStarted.reset();
-      tagUp.reset();
-      total.reset();
-      const now = self.clock.now();
-      for (const p of store.listProjects()) {
-        let down = 0;
-        const tags = new Map<string, number>();
-        const checks = store.listChecks(p.id);
-        for (const c of checks) {
-          const up = displayStatus(c, now, 3) === 'down' ? 0 : 1;
-          down += 1 - up;
-          const labels = { project: p.name, name: c.name, tags: c.tags, unique_key: uniqueKeyOf(c.uuid) };
-          checkUp.set(labels, up);
-          checkStarted.set(labels, isStarted(c) ? 1 : 0);
-          for (const t of tagList(c.tags)) tags.set(t, Math.min(tags.get(t) ?? 1, up));
-        }
-        for (const [tag, up] of tags) tagUp.set({ project: p.name, tag }, up);
-        total.set({ project: p.name }, checks.length);
-        downTotal.set({ project: p.name }, down);
+    this.checkGauges = { byStatus, checkUp, checkStarted, tagUp, total, downTotal };
+  }
+
+  private readonly checkGauges: Record<'byStatus' | 'checkUp' | 'checkStarted' | 'tagUp' | 'total' | 'downTotal', Gauge<string>>;
+  private refreshing: Promise<void> | null = null;
+
+  /**
+   * Set the check gauges from one pass over every check. The pass reads and
+   * sets CHUNK checks at a time and lets pings and other requests run in
+   * between: with 100,000 checks a scrape is seconds of work, which must not
+   * hold up the ping path. Concurrent scrapes share one pass.
+   */
+  private refreshChecks(): Promise<void> {
+    this.refreshing ??= this.computeChecks().finally(() => (this.refreshing = null));
+    return this.refreshing;
+  }
+
+  private async computeChecks(): Promise<void> {
+    const g = this.checkGauges;
+    // Per project id (two projects may share a name), labelled with the name.
+    const perProject = new Map<string, { project: string; byStatus: Record<string, number>; down: number; total: number; tags: Map<string, number> }>();
+    for (const p of this.store.listProjects()) {
+      perProject.set(p.id, { project: p.name, byStatus: Object.fromEntries(STATUSES.map((s) => [s, 0])), down: 0, total: 0, tags: new Map() });
+    }
+    for (const gauge of Object.values(g)) gauge.reset();
+    const now = this.clock.now();
+    for (let after: string | null = null; ; ) {
+      const chunk = this.store.checksAfter(after, CHUNK);
+      if (chunk.length === 0) break;
+      for (const c of chunk) {
+        const acc = perProject.get(c.projectId);
+        if (acc === undefined) continue; // its project was deleted during the pass
+        const project = acc.project;
+        const status = displayStatus(c, now, 3);
+        const up = status === 'down' ? 0 : 1;
+        acc.byStatus[status]! += 1;
+        acc.down += 1 - up;
+        acc.total += 1;
+        const labels = { project, name: c.name, tags: c.tags, unique_key: uniqueKeyOf(c.uuid) };
+        g.checkUp.set(labels, up);
+        g.checkStarted.set(labels, isStarted(c) ? 1 : 0);
+        for (const t of tagList(c.tags)) acc.tags.set(t, Math.min(acc.tags.get(t) ?? 1, up));
       }
+      after = chunk[chunk.length - 1]!.uuid;
+      await setImmediate();
+    }
+    for (const { project, ...acc } of perProject.values()) {
+      for (const s of STATUSES) g.byStatus.set({ project, status: s }, acc.byStatus[s]!);
+      for (const [tag, up] of acc.tags) g.tagUp.set({ project, tag }, up);
+      g.total.set({ project }, acc.total);
+      g.downTotal.set({ project }, acc.down);
     }
   }
 
@@ -139,8 +158,9 @@ export class Metrics {
   };
 
   register(app: FastifyInstance): void {
-    app.get('/metrics', async (_req, reply) =>
-      reply.type(this.registry.contentType).send(await this.registry.metrics()),
-    );
+    app.get('/metrics', async (_req, reply) => {
+      await this.refreshChecks();
+      return reply.type(this.registry.contentType).send(await this.registry.metrics());
+    });
   }
 }

@@ -311,6 +311,21 @@ export class Store {
     for (const { key, value } of this.db.checks.getRange()) yield this.pending.latestCheck(key, this.journaled) ?? value;
   }
 
+  /**
+   * Up to `limit` checks of any project, in uuid order, after `afterUuid`
+   * (from the first when null). Each call is a read of its own, so a caller
+   * walking all checks can let other work run between calls.
+   */
+  checksAfter(afterUuid: string | null, limit: number): CheckRecord[] {
+    const out: CheckRecord[] = [];
+    for (const { key, value } of this.db.checks.getRange({ start: afterUuid ?? undefined, limit: limit + 1 })) {
+      if (key === afterUuid) continue;
+      out.push(this.pending.latestCheck(key, this.journaled) ?? value);
+      if (out.length === limit) break;
+    }
+    return out;
+  }
+
   // The *InTxn writers below must run inside `transact`.
 
   insertCheckInTxn(check: CheckRecord, now: number): number {
