@@ -13,6 +13,16 @@ import type { Store } from '../store/store.js';
 import type { Clock } from '../clock.js';
 
 const STATUSES = ['new', 'up', 'grace', 'down', 'paused'] as const;
+/** What a scrape counts for one project. */
+interface ProjectTally {
+  project: string;
+  byStatus: Record<string, number>;
+  down: number;
+  total: number;
+  /** Per tag: 1 while every check with it is up. */
+  tags: Map<string, number>;
+}
+
 /** Checks read and counted between two turns of the event loop during a scrape. */
 const CHUNK = 2000;
 
@@ -118,7 +128,7 @@ export class Metrics {
   private async computeChecks(): Promise<void> {
     const g = this.checkGauges;
     // Per project id (two projects may share a name), labelled with the name.
-    const perProject = new Map<string, { project: string; byStatus: Record<string, number>; down: number; total: number; tags: Map<string, number> }>();
+    const perProject = new Map<string, ProjectTally>();
     for (const p of this.store.listProjects()) {
       perProject.set(p.id, { project: p.name, byStatus: Object.fromEntries(STATUSES.map((s) => [s, 0])), down: 0, total: 0, tags: new Map() });
     }
@@ -144,8 +154,20 @@ export class Metrics {
       after = chunk[chunk.length - 1]!.uuid;
       await setImmediate();
     }
-    for (const { project, ...acc } of perProject.values()) {
-      for (const s of STATUSES) g.byStatus.set({ project, status: s }, acc.byStatus[s]!);
+    // The label is the name: projects sharing one add up instead of overwriting each other.
+    const byName = new Map<string, ProjectTally>();
+    for (const acc of perProject.values()) {
+      const into = byName.get(acc.project);
+      if (!into) byName.set(acc.project, acc);
+      else {
+        for (const st of STATUSES) into.byStatus[st]! += acc.byStatus[st]!;
+        into.down += acc.down;
+        into.total += acc.total;
+        for (const [tag, up] of acc.tags) into.tags.set(tag, Math.min(into.tags.get(tag) ?? 1, up));
+      }
+    }
+    for (const [project, acc] of byName) {
+      for (const st of STATUSES) g.byStatus.set({ project, status: st }, acc.byStatus[st]!);
       for (const [tag, up] of acc.tags) g.tagUp.set({ project, tag }, up);
       g.total.set({ project }, acc.total);
       g.downTotal.set({ project }, acc.down);

@@ -1,0 +1,67 @@
+// How a /metrics scrape reads the checks: in one pass, chunk by chunk, over
+// every project. Projects that share a name add up under that name; scrapes
+// that overlap share one pass and both answer in full; a pass over more checks
+// than one chunk counts every check once.
+import { afterEach, describe, expect, it } from 'vitest';
+import { api, ManualClock, startInProcess, type InProcessDaemon } from '../helpers/daemon.js';
+import { newCheck } from '../../daemon/domain/check-input.js';
+import { newUuid } from '../../daemon/domain/ids.js';
+import { parseMetrics, series } from './support.js';
+
+const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
+let d: InProcessDaemon | undefined;
+afterEach(async () => {
+  await d?.stop();
+  d = undefined;
+});
+
+async function scrape(url: string): Promise<Map<string, number>> {
+  const r = await api(url, '/metrics');
+  expect(r.status).toBe(200);
+  return parseMetrics(r.text);
+}
+
+describe('a /metrics scrape', () => {
+  it('adds up projects that share a name instead of keeping only the last one', async () => {
+    d = await startInProcess({ clock: new ManualClock(T0) });
+    const url = d.url;
+    for (const [suffix, tags] of [['/fail', 'prod'], ['', 'prod db']] as const) {
+      const p = await d.createProject({ name: 'twins' });
+      const r = await api(url, '/api/v3/checks/', { key: p.apiKey, body: { name: 'job', tags, timeout: 3600 } });
+      expect(r.status).toBe(201);
+      const uuid = (r.json as { ping_url: string }).ping_url.split('/').pop()!;
+      expect((await api(url, `/ping/${uuid}${suffix}`)).status).toBe(200);
+    }
+    const m = await scrape(url);
+    expect(m.get(series('hc_checks_total', { project: 'twins' }))).toBe(2);
+    expect(m.get(series('hc_checks_down_total', { project: 'twins' }))).toBe(1);
+    expect(m.get(series('checkd_checks', { project: 'twins', status: 'down' }))).toBe(1);
+    expect(m.get(series('checkd_checks', { project: 'twins', status: 'up' }))).toBe(1);
+    // "prod" has a down check in one of the two projects; "db" only an up one.
+    expect(m.get(series('hc_tag_up', { project: 'twins', tag: 'prod' }))).toBe(0);
+    expect(m.get(series('hc_tag_up', { project: 'twins', tag: 'db' }))).toBe(1);
+  });
+
+  it('counts every check once over several chunks, and overlapping scrapes both answer in full', async () => {
+    d = await startInProcess({ clock: new ManualClock(T0) });
+    const store = d.daemon.store;
+    const { project } = await store.createProject({ name: 'big', checkLimit: 10_000, pingLogLimit: 10 }, T0);
+    const N = 4_500; // more than two chunks of 2,000
+    await store.transact(() => {
+      for (let i = 0; i < N; i++) {
+        const c = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: project.id, createdAt: T0 + i });
+        if (i % 3 === 0) {
+          c.status = 'down';
+        }
+        store.insertCheckInTxn(c, T0);
+      }
+    });
+    const [a, b] = await Promise.all([scrape(d.url), scrape(d.url)]);
+    for (const m of [a, b]) {
+      expect(m.get(series('hc_checks_total', { project: 'big' }))).toBe(N);
+      expect(m.get(series('hc_checks_down_total', { project: 'big' }))).toBe(N / 3);
+      expect(m.get(series('checkd_checks', { project: 'big', status: 'new' }))).toBe((2 * N) / 3);
+      expect([...m.keys()].filter((k) => k.startsWith('hc_check_up{'))).toHaveLength(N);
+    }
+  });
+});
