@@ -43,8 +43,12 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
         const query = req.query as Record<string, string | string[] | undefined>;
         const slug = typeof query.slug === 'string' ? query.slug : (query.slug?.at(-1) ?? '');
         const wanted = [query.tag ?? []].flat();
-        const list = store.listChecks(auth.project.id).filter((c) => {
-          if (slug !== '' && c.slug !== slug) return false;
+        // A slug narrows the list through the slug index (scripts look checks up this way).
+        const candidates =
+          slug === ''
+            ? store.listChecks(auth.project.id)
+            : store.checksBySlug(auth.project.id, slug).sort((a, b) => a.createdAt - b.createdAt);
+        const list = candidates.filter((c) => {
           if (wanted.length === 0) return true;
           const tags = tagList(c.tags);
           return wanted.every((t) => tags.includes(t));

@@ -105,6 +105,14 @@ describe('list checks', () => {
     it('percent-encoded values are decoded', async () => {
       expect(await names('?tag=a1%2Dtag')).toEqual(['c3']);
     });
+
+    it('several checks with one slug come in creation order, like the whole list', async () => {
+      const p = await newProject(env);
+      const many = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8'];
+      for (const name of many) await createCheck(env, { name, slug: 'many' }, p.apiKey);
+      const r = await api(env.url, v3('/checks/?slug=many'), { key: p.apiKey });
+      expect(r.json.checks.map((c: any) => c.name)).toEqual(many);
+    });
   });
 
   it('read-only key: reduced representation, no UUID anywhere in the response', async () => {
