@@ -13,6 +13,7 @@ import type {
 } from '../domain/types.js';
 import type { StoredEvent } from './events.js';
 import type { JournalEntry } from './journal.js';
+import { countCheck, indexSlug } from './check-indexes.js';
 
 /** Bumped when the on-disk layout changes; `openDb` migrates older layouts. */
 export const SCHEMA_VERSION = 3;
@@ -231,39 +232,3 @@ export function currentRevision(db: Db): number {
   return (db.meta.get('rev') as number | undefined) ?? 0;
 }
 
-/** Inside a write transaction: make `check` findable by its slug. */
-export function indexSlug(db: Db, check: CheckRecord): void {
-  if (check.slug !== '') slugIndex(db).put([check.projectId, check.slug, check.uuid], check.uuid);
-}
-
-/** Inside a write transaction: forget `check`'s slug. */
-export function unindexSlug(db: Db, check: CheckRecord): void {
-  if (check.slug !== '') slugIndex(db).remove([check.projectId, check.slug, check.uuid]);
-}
-
-/** Uuids of the checks of a project with this slug, or null when the index is absent (read-only, before version 3). */
-export function uuidsBySlug(db: Db, projectId: string, slug: string): string[] | null {
-  if (!db.checksBySlug) return null;
-  const out: string[] = [];
-  for (const { value } of db.checksBySlug.getRange({ start: [projectId, slug], end: [projectId, slug, '\uffff'] })) out.push(value);
-  return out;
-}
-
-function slugIndex(db: Db): NonNullable<Db['checksBySlug']> {
-  if (!db.checksBySlug) throw new Error('the slug index is missing: the environment was opened read-only');
-  return db.checksBySlug;
-}
-
-/** Inside a write transaction: a check was added to (+1) or removed from (-1) a project. */
-export function countCheck(db: Db, projectId: string, delta: 1 | -1): void {
-  if (!db.checkCounts) throw new Error('the check counts are missing: the environment was opened read-only');
-  const n = (db.checkCounts.get(projectId) ?? 0) + delta;
-  if (n > 0) db.checkCounts.put(projectId, n);
-  else db.checkCounts.remove(projectId);
-}
-
-/** How many checks a project has. */
-export function checkCount(db: Db, projectId: string): number {
-  if (!db.checkCounts) return db.checksByProject.getKeysCount({ start: [projectId], end: [projectId, Infinity] });
-  return db.checkCounts.get(projectId) ?? 0;
-}

@@ -4,18 +4,8 @@
 // once the commit is flushed to disk. Reads include journaled pings that are
 // not yet in the B-trees (journal.ts), so callers never see the difference.
 import { timingSafeEqual } from 'node:crypto';
-import {
-  checkCount,
-  closeDb,
-  countCheck,
-  currentRevision,
-  indexSlug,
-  openDb,
-  unindexSlug,
-  uuidsBySlug,
-  type ApiKeyRecord,
-  type Db,
-} from './db.js';
+import { closeDb, currentRevision, openDb, type ApiKeyRecord, type Db } from './db.js';
+import { checkCount, countCheck, indexSlug, unindexSlug, uuidsBySlug } from './check-indexes.js';
 import { appendEvent, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
 import { PendingPings } from './pending.js';
