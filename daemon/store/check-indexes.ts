@@ -31,10 +31,18 @@ function slugIndex(db: Db): NonNullable<Db['checksBySlug']> {
 
 /** Inside a write transaction: a check was added to (+1) or removed from (-1) a project. */
 export function countCheck(db: Db, projectId: string, delta: 1 | -1): void {
+  setCheckCount(db, projectId, (counts(db).get(projectId) ?? 0) + delta);
+}
+
+/** Inside a write transaction: a project has `n` checks. */
+export function setCheckCount(db: Db, projectId: string, n: number): void {
+  if (n > 0) counts(db).put(projectId, n);
+  else counts(db).remove(projectId);
+}
+
+function counts(db: Db): NonNullable<Db['checkCounts']> {
   if (!db.checkCounts) throw new Error('the check counts are missing: the environment was opened read-only');
-  const n = (db.checkCounts.get(projectId) ?? 0) + delta;
-  if (n > 0) db.checkCounts.put(projectId, n);
-  else db.checkCounts.remove(projectId);
+  return db.checkCounts;
 }
 
 /** How many checks a project has. */

@@ -13,7 +13,7 @@ import type {
 } from '../domain/types.js';
 import type { StoredEvent } from './events.js';
 import type { JournalEntry } from './journal.js';
-import { countCheck, indexSlug } from './check-indexes.js';
+import { indexSlug, setCheckCount } from './check-indexes.js';
 
 /** Bumped when the on-disk layout changes; `openDb` migrates older layouts. */
 export const SCHEMA_VERSION = 3;
@@ -205,10 +205,13 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
       root.transactionSync(() => {
         if (stored !== undefined && stored < 3) {
           // Pings never change a slug, so the B-tree's checks are current enough.
+          const counts = new Map<string, number>();
           for (const { value: check } of db.checks.getRange()) {
             indexSlug(db, check);
-            countCheck(db, check.projectId, +1);
+            counts.set(check.projectId, (counts.get(check.projectId) ?? 0) + 1);
           }
+          // Whole counts, not increments: converting twice must not count twice.
+          for (const [projectId, n] of counts) setCheckCount(db, projectId, n);
         }
         db.meta.put('schemaVersion', SCHEMA_VERSION);
       });

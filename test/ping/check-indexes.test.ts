@@ -114,4 +114,19 @@ describe('the check indexes of schema version 3', () => {
       await writer.close();
     }
   });
+
+  it('converting a data dir that already has them (version set back) counts each check once', async () => {
+    const { dir, store, project, add } = await setup();
+    await add('one');
+    await add('two');
+    await store.db.meta.put('schemaVersion', 2);
+    await store.close();
+    const again = Store.open(dir.path);
+    try {
+      expect(again.countChecks(project.id)).toBe(2);
+      expect(indexKeys(again)).toHaveLength(2);
+    } finally {
+      await again.close();
+    }
+  });
 });
