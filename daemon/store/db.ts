@@ -234,4 +234,3 @@ export async function closeDb(db: Db): Promise<void> {
 export function currentRevision(db: Db): number {
   return (db.meta.get('rev') as number | undefined) ?? 0;
 }
-

@@ -269,21 +269,19 @@ export class Store {
 
   /** Checks of a project in creation order. */
   listChecks(projectId: string): CheckRecord[] {
-    const out: CheckRecord[] = [];
-    for (const { value: uuid } of this.db.checksByProject.getRange({
-      start: [projectId],
-      end: [projectId, Infinity],
-    })) {
-      const check = this.getCheck(uuid);
-      if (check) out.push(check);
-    }
-    return out;
+    const index = this.db.checksByProject.getRange({ start: [projectId], end: [projectId, Infinity] });
+    return this.checksOf(index.map(({ value: uuid }) => uuid));
   }
 
   /** Checks of a project with this slug (a slug ping's candidates), in no particular order. */
   checksBySlug(projectId: string, slug: string): CheckRecord[] {
     const uuids = uuidsBySlug(this.db, projectId, slug);
     if (uuids === null) return this.listChecks(projectId).filter((c) => c.slug === slug);
+    return this.checksOf(uuids);
+  }
+
+  /** The current records of the checks an index names, skipping any gone meanwhile. */
+  private checksOf(uuids: Iterable<string>): CheckRecord[] {
     const out: CheckRecord[] = [];
     for (const uuid of uuids) {
       const check = this.getCheck(uuid);
