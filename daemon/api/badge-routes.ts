@@ -9,13 +9,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { corsHeaders } from './resource.js';
 import {
-  aggregateBadgeStatus,
   badgeJson,
   badgeShields,
   badgeSvg,
   checkBadgeLabel,
+  badgeSummaryOf,
   checkBadgeStatus,
-  checkHasBadgeTag,
   DEFAULT_BADGE_LABEL,
   parseBadgeRequest,
   parseCheckBadgeRequest,
@@ -25,6 +24,7 @@ import {
 } from '../domain/badges.js';
 import { displayStatus } from '../domain/status.js';
 import type { HttpContext } from './context.js';
+import type { BadgeTallies } from './badge-tallies.js';
 
 export interface BadgeRouteOptions {
   /** Label of the `*` badge (upstream: the site name). */
@@ -62,22 +62,18 @@ function sendBadge(reply: FastifyReply, fmt: BadgeFormat, label: string, summary
   }
 }
 
-export function registerBadgeRoutes(app: FastifyInstance, ctx: HttpContext, opts: BadgeRouteOptions = {}): void {
+export function registerBadgeRoutes(app: FastifyInstance, ctx: HttpContext, tallies: BadgeTallies, opts: BadgeRouteOptions = {}): void {
   const masterLabel = opts.masterLabel ?? DEFAULT_BADGE_LABEL;
 
-  const tagBadge = (reply: FastifyReply, key: string, sigSegment: string, tagSegment: string | null) => {
+  const tagBadge = async (reply: FastifyReply, key: string, sigSegment: string, tagSegment: string | null) => {
     const req = parseBadgeRequest(sigSegment, tagSegment);
     if (req === null || !SLUG_RE.test(key) || !SLUG_RE.test(req.sig)) return notFound(reply);
     if (!verifyBadgeSignature(key, ctx.badgeSecret, req.tag, req.sig)) return notFound(reply);
     const project = ctx.store.projectByBadgeKey(key);
     if (project === undefined) return notFound(reply);
-    const now = ctx.clock.now();
-    const statuses = ctx.store
-      .listChecks(project.id)
-      .filter((c) => checkHasBadgeTag(c.tags, req.tag))
-      .map((c) => displayStatus(c, now, 3));
+    const tally = (await tallies.of(project.id)).get(req.tag) ?? { total: 0, grace: 0, down: 0 };
     const label = req.tag === '*' ? masterLabel : req.tag;
-    return sendBadge(reply, req.fmt, label, aggregateBadgeStatus(statuses, req.mode));
+    return sendBadge(reply, req.fmt, label, badgeSummaryOf(tally, req.mode));
   };
 
   const checkBadge = (reply: FastifyReply, states: string, keySegment: string) => {

@@ -2,7 +2,6 @@
 // at scrape time from the store, so they can never drift from what the API
 // shows; counters are fed from the event log.
 import { statSync } from 'node:fs';
-import { setImmediate } from 'node:timers/promises';
 import { join } from 'node:path';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { displayStatus, isStarted } from '../domain/status.js';
@@ -134,9 +133,7 @@ export class Metrics {
     }
     for (const gauge of Object.values(g)) gauge.reset();
     const now = this.clock.now();
-    for (let after: string | null = null; ; ) {
-      const chunk = this.store.checksAfter(after, CHUNK);
-      if (chunk.length === 0) break;
+    for await (const chunk of this.store.checkChunks(CHUNK)) {
       for (const c of chunk) {
         const acc = perProject.get(c.projectId);
         if (acc === undefined) continue; // its project was deleted during the pass
@@ -151,8 +148,6 @@ export class Metrics {
         g.checkStarted.set(labels, isStarted(c) ? 1 : 0);
         for (const t of tagList(c.tags)) acc.tags.set(t, Math.min(acc.tags.get(t) ?? 1, up));
       }
-      after = chunk[chunk.length - 1]!.uuid;
-      await setImmediate();
     }
     // The label is the name: projects sharing one add up instead of overwriting each other.
     const byName = new Map<string, ProjectTally>();

@@ -6,14 +6,21 @@ import { registerResource } from './resource.js';
 import { inWindow, parseFlipWindow } from './flips-query.js';
 import { badgeUrls } from '../domain/badges.js';
 import { isoMicros, isoSeconds } from '../domain/format.js';
-import { tagList, UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
+import { UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
 import type { VersionedContext } from './context.js';
+import type { BadgeTallies } from './badge-tallies.js';
 import type { AuthResult } from '../store/store.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
 
 const MAX_PINGS_RETURNED = 1000;
 
-export function registerReadRoutes(app: FastifyInstance, ctx: VersionedContext, prefix: string, config: Record<string, unknown>): void {
+export function registerReadRoutes(
+  app: FastifyInstance,
+  ctx: VersionedContext,
+  prefix: string,
+  config: Record<string, unknown>,
+  badgeTallies: BadgeTallies,
+): void {
   const { store, clock, version, baseUrl } = ctx;
   const empty = (reply: FastifyReply, code: number) => reply.code(code).type('text/plain').send('');
 
@@ -126,10 +133,9 @@ export function registerReadRoutes(app: FastifyInstance, ctx: VersionedContext, 
       GET: async (req, reply) => {
         const auth = authenticate(store, req, reply, 'read');
         if (!auth) return reply;
-        const tags = new Set<string>();
-        for (const c of store.listChecks(auth.project.id)) for (const t of tagList(c.tags)) tags.add(t);
+        const tags = [...(await badgeTallies.of(auth.project.id)).keys()].filter((t) => t !== '*');
         const badges: Record<string, unknown> = {};
-        for (const tag of [...tags].sort()) badges[tag] = badgeUrls(baseUrl, auth.project.badgeKey, ctx.badgeSecret, tag);
+        for (const tag of tags.sort()) badges[tag] = badgeUrls(baseUrl, auth.project.badgeKey, ctx.badgeSecret, tag);
         badges['*'] = badgeUrls(baseUrl, auth.project.badgeKey, ctx.badgeSecret, '*');
         return reply.send({ badges });
       },

@@ -6,6 +6,7 @@ import rateLimit from '@fastify/rate-limit';
 import { registerCheckRoutes } from './checks.js';
 import { registerReadRoutes } from './reads.js';
 import { registerBadgeRoutes } from './badge-routes.js';
+import { BadgeTallies } from './badge-tallies.js';
 import { apiKeyOf } from './auth.js';
 import { SharedRateLimitStore } from './rate-limit.js';
 import { hashApiKey } from '../domain/ids.js';
@@ -68,13 +69,15 @@ export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions)
   }
   const config: Record<string, unknown> =
     ctx.apiRateLimit > 0 ? { rateLimit: { max: ctx.apiRateLimit, timeWindow: 60_000 } } : {};
+  // One counting pass per project serves the badges and the badge map of every API version.
+  const badgeTallies = new BadgeTallies(ctx.store, ctx.clock);
   for (const version of [1, 2, 3] as ApiVersion[]) {
     const vctx = { ...ctx, version };
     const prefix = `/api/v${version}`;
     registerCheckRoutes(app, vctx, prefix, config);
-    registerReadRoutes(app, vctx, prefix, config);
+    registerReadRoutes(app, vctx, prefix, config, badgeTallies);
   }
-  registerBadgeRoutes(app, ctx);
+  registerBadgeRoutes(app, ctx, badgeTallies);
   return app;
 }
 

@@ -175,30 +175,46 @@ export function parseCheckBadgeRequest(statesSegment: string, keySegment: string
   return { mode: Number(statesSegment) === 3 ? 3 : 2, badgeKey: parts.stem, fmt: parts.fmt };
 }
 
-/** Space-separated tag list membership, exact match (§14.3 step 5). */
-export function checkHasBadgeTag(checkTags: string, tag: string): boolean {
-  if (tag === '*') return true;
-  return tagList(checkTags).includes(tag);
+/** What a tag badge counts of its checks: enough to answer in either mode. */
+export interface BadgeTally {
+  total: number;
+  grace: number;
+  down: number;
 }
 
 /**
- * §14.3 step 6. `started` is not a v2 display status; if a caller passes it anyway it
- * counts as up, like every status that is neither down nor grace.
+ * Count one check's display status into the tallies of the `*` badge and of
+ * each of its tags: whole space-separated tags, each once (§14.3 step 5). One
+ * pass over a project so serves every badge of it.
+ */
+export function tallyBadgeStatus(tallies: Map<string, BadgeTally>, checkTags: string, status: DisplayStatus): void {
+  for (const tag of new Set(['*', ...tagList(checkTags)])) {
+    let t = tallies.get(tag);
+    if (t === undefined) tallies.set(tag, (t = { total: 0, grace: 0, down: 0 }));
+    t.total += 1;
+    if (status === 'down') t.down += 1;
+    else if (status === 'grace') t.grace += 1;
+  }
+}
+
+/** §14.3 step 6: any check down makes the badge down; in 3-state mode any in grace makes it late. */
+export function badgeSummaryOf(tally: BadgeTally, mode: BadgeMode): BadgeSummary {
+  const status: BadgeStatus = tally.down > 0 ? 'down' : tally.grace > 0 && mode === 3 ? 'late' : 'up';
+  return { status, total: tally.total, grace: tally.grace, down: tally.down };
+}
+
+/**
+ * §14.3 step 6 over a list of display statuses. `started` is not a v2 display
+ * status; if a caller passes it anyway it counts as up, like every status that
+ * is neither down nor grace.
  */
 export function aggregateBadgeStatus(displayStatuses: readonly DisplayStatus[], mode: BadgeMode): BadgeSummary {
-  let status: BadgeStatus = 'up';
-  let grace = 0;
-  let down = 0;
+  const tally: BadgeTally = { total: displayStatuses.length, grace: 0, down: 0 };
   for (const s of displayStatuses) {
-    if (s === 'down') {
-      down += 1;
-      status = 'down';
-    } else if (s === 'grace') {
-      grace += 1;
-      if (status === 'up' && mode === 3) status = 'late';
-    }
+    if (s === 'down') tally.down += 1;
+    else if (s === 'grace') tally.grace += 1;
   }
-  return { status, total: displayStatuses.length, grace, down };
+  return badgeSummaryOf(tally, mode);
 }
 
 /** §14.4: the same rules over a single check, so total is always 1. */

@@ -4,6 +4,7 @@
 // once the commit is flushed to disk. Reads include journaled pings that are
 // not yet in the B-trees (journal.ts), so callers never see the difference.
 import { timingSafeEqual } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { closeDb, currentRevision, openDb, type ApiKeyRecord, type Db } from './db.js';
 import { checkCount, countCheck, indexSlug, unindexSlug, uuidsBySlug } from './check-indexes.js';
 import { appendEvent, type StoredEvent } from './events.js';
@@ -300,18 +301,54 @@ export class Store {
   }
 
   /**
-   * Up to `limit` checks of any project, in uuid order, after `afterUuid`
-   * (from the first when null). Each call is a read of its own, so a caller
-   * walking all checks can let other work run between calls.
+   * Every check (of one project, in creation order, or of all, in uuid order)
+   * in chunks of `size`, with a turn of the event loop between two chunks.
+   * Each chunk is a read of its own, so a walk over 100,000 checks (a metrics
+   * scrape, a badge) lets pings through instead of holding them up for the
+   * whole walk; a check changed during the walk is seen as it was when its
+   * chunk was read.
    */
-  checksAfter(afterUuid: string | null, limit: number): CheckRecord[] {
-    const out: CheckRecord[] = [];
-    for (const { key, value } of this.db.checks.getRange({ start: afterUuid ?? undefined, limit: limit + 1 })) {
-      if (key === afterUuid) continue;
-      out.push(this.pending.latestCheck(key, this.journaled) ?? value);
-      if (out.length === limit) break;
+  async *checkChunks(size: number, projectId?: string): AsyncGenerator<CheckRecord[]> {
+    const next = projectId === undefined ? this.chunkOfAll(size) : this.chunkOfProject(projectId, size);
+    for (;;) {
+      const { checks, more } = next();
+      if (checks.length > 0) yield checks;
+      if (!more) return;
+      await setImmediate();
     }
-    return out;
+  }
+
+  /** Readers of the next chunk; `more` is false once a read came up short. */
+  private chunkOfAll(size: number): () => { checks: CheckRecord[]; more: boolean } {
+    let after: string | undefined;
+    return () => {
+      const checks: CheckRecord[] = [];
+      // No `start` at all for the first chunk: an explicit undefined start makes
+      // lmdb-js include msgpackr's shared-structures record, which is no check.
+      const range = this.db.checks.getRange(after === undefined ? { limit: size } : { start: after, limit: size + 1 });
+      for (const { key, value } of range) {
+        if (key === after) continue;
+        checks.push(this.pending.latestCheck(key, this.journaled) ?? value);
+        after = key;
+        if (checks.length === size) break;
+      }
+      return { checks, more: checks.length === size };
+    };
+  }
+
+  private chunkOfProject(projectId: string, size: number): () => { checks: CheckRecord[]; more: boolean } {
+    let after: [string, number, string] = [projectId, -Infinity, ''];
+    return () => {
+      const uuids: string[] = [];
+      const range = this.db.checksByProject.getRange({ start: after, end: [projectId, Infinity], limit: size + 1 });
+      for (const { key, value } of range) {
+        if (key[1] === after[1] && key[2] === after[2]) continue;
+        uuids.push(value);
+        after = key;
+        if (uuids.length === size) break;
+      }
+      return { checks: this.checksOf(uuids), more: uuids.length === size };
+    };
   }
 
   // The *InTxn writers below must run inside `transact`.

@@ -9,7 +9,9 @@ import {
   badgeUrls,
   checkBadgeLabel,
   checkBadgeStatus,
-  checkHasBadgeTag,
+  badgeSummaryOf,
+  tallyBadgeStatus,
+  type BadgeTally,
   decodeBadgeTag,
   encodeBadgeTag,
   parseBadgeRequest,
@@ -17,6 +19,7 @@ import {
   textWidth,
   verifyBadgeSignature,
 } from '../../daemon/domain/badges.js';
+import type { DisplayStatus } from '../../daemon/domain/types.js';
 
 const SECRET = 'example-secret';
 const KEY = 'alice';
@@ -257,12 +260,30 @@ describe('parseCheckBadgeRequest', () => {
   });
 });
 
-describe('tag selection', () => {
-  it('matches whole tags only', () => {
-    expect(checkHasBadgeTag('foo bar', 'foo')).toBe(true);
-    expect(checkHasBadgeTag('foobar', 'foo')).toBe(false);
-    expect(checkHasBadgeTag('  bar   foo ', 'foo')).toBe(true);
-    expect(checkHasBadgeTag('', '*')).toBe(true);
+describe('tag selection (tallyBadgeStatus)', () => {
+  const tally = (checks: Array<[string, DisplayStatus]>) => {
+    const tallies = new Map<string, BadgeTally>();
+    for (const [tags, status] of checks) tallyBadgeStatus(tallies, tags, status);
+    return Object.fromEntries(tallies);
+  };
+
+  it('counts whole tags only, each check once per tag, every check under *', () => {
+    expect(tally([['foo bar', 'up'], ['foobar', 'down'], ['  bar   foo ', 'grace'], ['', 'new'], ['foo foo', 'down']])).toEqual({
+      '*': { total: 5, grace: 1, down: 2 },
+      foo: { total: 3, grace: 1, down: 1 },
+      bar: { total: 2, grace: 1, down: 0 },
+      foobar: { total: 1, grace: 0, down: 1 },
+    });
+  });
+
+  it('does not count a check tagged "*" twice in the all-checks badge', () => {
+    expect(tally([['*', 'down'], ['x', 'up']])['*']).toEqual({ total: 2, grace: 0, down: 1 });
+  });
+
+  it('answers like aggregateBadgeStatus in both modes', () => {
+    const statuses: DisplayStatus[] = ['up', 'grace', 'new', 'paused'];
+    const t = tally(statuses.map((s) => ['t', s]))['t']!;
+    for (const mode of [2, 3] as const) expect(badgeSummaryOf(t, mode)).toEqual(aggregateBadgeStatus(statuses, mode));
   });
 });
 

@@ -1,0 +1,181 @@
+// How tag badges count a project's checks, on a real LMDB: chunk by chunk
+// (Store.checkChunks, which /metrics walks too) with the event loop free in
+// between, one pass shared by the requests that arrive while it waits to
+// start, and never an answer older than the request. Over HTTP, a project of
+// more than two chunks gives every badge and the badge map in full.
+import { afterEach, describe, expect, it } from 'vitest';
+import { BadgeTallies } from '../../daemon/api/badge-tallies.js';
+import { aggregateBadgeStatus, type BadgeTally } from '../../daemon/domain/badges.js';
+import { newCheck } from '../../daemon/domain/check-input.js';
+import { newUuid } from '../../daemon/domain/ids.js';
+import { displayStatus } from '../../daemon/domain/status.js';
+import { Store } from '../../daemon/store/store.js';
+import type { CheckRecord, StoredStatus } from '../../daemon/domain/types.js';
+import { api, ManualClock, startInProcess, tempDir, type InProcessDaemon } from '../helpers/daemon.js';
+import { badgeMap, local } from './support.js';
+
+const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function openStore() {
+  const dir = tempDir('checkd-tallies-');
+  cleanups.push(() => dir.cleanup());
+  const store = Store.open(dir.path);
+  cleanups.push(() => store.close());
+  const project = async (name: string) => (await store.createProject({ name, checkLimit: 10_000, pingLogLimit: 10 }, T0)).project;
+  return { store, project };
+}
+
+/** `n` checks in one transaction; the i-th gets tags and status from `shape(i)`. */
+async function addChecks(store: Store, projectId: string, n: number, shape: (i: number) => { tags: string; status: StoredStatus }) {
+  const made: CheckRecord[] = [];
+  await store.transact(() => {
+    for (let i = 0; i < n; i++) {
+      const c = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId, createdAt: T0 + i });
+      Object.assign(c, shape(i));
+      store.insertCheckInTxn(c, T0);
+      made.push(c);
+    }
+  });
+  return made;
+}
+
+const shape = (i: number) => ({
+  tags: ['db', 'web db', 'web', ''][i % 4]!,
+  status: (['up', 'down', 'new', 'paused', 'up'] as const)[i % 5]!,
+});
+
+describe('Store.checkChunks', () => {
+  it("walks one project's checks in creation order, each once, in chunks of at most the size", async () => {
+    const { store, project } = await openStore();
+    const a = await project('a');
+    const b = await project('b');
+    const mine = await addChecks(store, a.id, 11, shape);
+    await addChecks(store, b.id, 4, shape);
+    const chunks: CheckRecord[][] = [];
+    for await (const chunk of store.checkChunks(3, a.id)) chunks.push(chunk);
+    expect(chunks.map((c) => c.length)).toEqual([3, 3, 3, 2]);
+    expect(chunks.flat().map((c) => c.uuid)).toEqual(mine.map((c) => c.uuid));
+  });
+
+  it('walks every project in uuid order, and an exact multiple of the size ends cleanly', async () => {
+    const { store, project } = await openStore();
+    const all = [...(await addChecks(store, (await project('a')).id, 5, shape)), ...(await addChecks(store, (await project('b')).id, 4, shape))];
+    const chunks: CheckRecord[][] = [];
+    for await (const chunk of store.checkChunks(3)) chunks.push(chunk);
+    expect(chunks.map((c) => c.length)).toEqual([3, 3, 3]);
+    expect(chunks.flat().map((c) => c.uuid)).toEqual(all.map((c) => c.uuid).sort());
+  });
+
+  it('lets queued work run between two chunks, not only after the walk', async () => {
+    const { store, project } = await openStore();
+    const p = await project('a');
+    await addChecks(store, p.id, 6, shape);
+    const seen: string[] = [];
+    setImmediate(() => seen.push('other work'));
+    for await (const chunk of store.checkChunks(2, p.id)) seen.push(`chunk of ${chunk.length}`);
+    expect(seen).toEqual(['chunk of 2', 'other work', 'chunk of 2', 'chunk of 2']);
+  });
+});
+
+describe('BadgeTallies', () => {
+  it('counts a project of several chunks like aggregating every check at once', async () => {
+    const { store, project } = await openStore();
+    const p = await project('a');
+    await addChecks(store, (await project('other')).id, 7, () => ({ tags: 'db', status: 'down' }));
+    const checks = await addChecks(store, p.id, 23, shape);
+    const tallies = await new BadgeTallies(store, new ManualClock(T0), 4).of(p.id);
+    const expected = (tag: string) => {
+      const statuses = checks.filter((c) => tag === '*' || c.tags.split(' ').includes(tag)).map((c) => displayStatus(c, T0, 3));
+      const { total, grace, down } = aggregateBadgeStatus(statuses, 3);
+      return { total, grace, down };
+    };
+    expect([...tallies.keys()].sort()).toEqual(['*', 'db', 'web']);
+    for (const tag of ['*', 'db', 'web']) expect(tallies.get(tag)).toEqual(expected(tag));
+  });
+
+  it('shares one pass among the requests that arrive while another pass runs', async () => {
+    const { store, project } = await openStore();
+    const p = await project('a');
+    await addChecks(store, p.id, 10, shape);
+    let passes = 0;
+    const walk = store.checkChunks.bind(store);
+    store.checkChunks = (size, projectId) => {
+      passes += 1;
+      return walk(size, projectId);
+    };
+    const tallies = new BadgeTallies(store, new ManualClock(T0), 3);
+    const [first, ...later] = await Promise.all([tallies.of(p.id), tallies.of(p.id), tallies.of(p.id), tallies.of(p.id)]);
+    // The first starts a pass; the other three came after it began and share the next one.
+    expect(passes).toBe(2);
+    expect(new Set(later).size).toBe(1);
+    expect(later[0]).not.toBe(first);
+    expect(later[0]!.get('*')!.total).toBe(10);
+    // Nothing running any more: the next request starts a pass of its own at once.
+    await tallies.of(p.id);
+    expect(passes).toBe(3);
+  });
+
+  it('never answers with a pass that began before the request', async () => {
+    const { store, project } = await openStore();
+    const p = await project('a');
+    const [first] = await addChecks(store, p.id, 12, () => ({ tags: 'web', status: 'up' }));
+    // Hold the first pass after its first chunk (which holds `first`), as a
+    // long pass over a big project would be held by the reads still to do.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const walk = store.checkChunks.bind(store);
+    let passes = 0;
+    store.checkChunks = async function* (size, projectId) {
+      const pass = ++passes;
+      let chunks = 0;
+      for await (const chunk of walk(size, projectId)) {
+        yield chunk;
+        if (pass === 1 && ++chunks === 1) await held;
+      }
+    };
+    const tallies = new BadgeTallies(store, new ManualClock(T0), 5);
+    const early = tallies.of(p.id);
+    await new Promise((r) => setImmediate(r));
+    // `first` goes down after the running pass has read it.
+    await store.transact(() => store.saveCheckInTxn({ ...first!, status: 'down' }, T0, 'status.changed'));
+    const late = tallies.of(p.id);
+    release();
+    expect((await early).get('web')).toEqual<BadgeTally>({ total: 12, grace: 0, down: 0 });
+    expect((await late).get('web')).toEqual<BadgeTally>({ total: 12, grace: 0, down: 1 });
+  });
+});
+
+describe('tag badges over HTTP, more than two chunks of checks', () => {
+  let d: InProcessDaemon | undefined;
+  afterEach(async () => {
+    await d?.stop();
+    d = undefined;
+  });
+
+  it('count every check in every badge and list every tag, for overlapping requests too', async () => {
+    d = await startInProcess({ clock: new ManualClock(T0), baseUrl: 'http://checkd.test' });
+    const store = d.daemon.store;
+    const p = await d.createProject({ checkLimit: 10_000 });
+    const N = 4_500; // the server reads 2,000 at a time
+    await addChecks(store, p.id, N, shape);
+    const badges = await badgeMap(d.url, p.apiKey);
+    expect(Object.keys(badges).sort()).toEqual(['*', 'db', 'web']);
+    const env = { url: d.url };
+    const [all, all2, db, web] = await Promise.all(
+      [badges['*']!.json3!, badges['*']!.json!, badges['db']!.json3!, badges['web']!.json!].map((u) => api(local(env, u), '')),
+    );
+    // shape(i): tags cycle db / web db / web / none, statuses up / down / new / paused / up.
+    const count = (pred: (i: number) => boolean) => Array.from({ length: N }, (_, i) => i).filter(pred).length;
+    const down = (i: number) => i % 5 === 1;
+    const hasDb = (i: number) => i % 4 === 0 || i % 4 === 1;
+    const hasWeb = (i: number) => i % 4 === 1 || i % 4 === 2;
+    expect(all.json).toEqual({ status: 'down', total: N, grace: 0, down: count(down) });
+    expect(all2.json).toEqual(all.json);
+    expect(db.json).toEqual({ status: 'down', total: count(hasDb), grace: 0, down: count((i) => hasDb(i) && down(i)) });
+    expect(web.json).toEqual({ status: 'down', total: count(hasWeb), grace: 0, down: count((i) => hasWeb(i) && down(i)) });
+  });
+});
