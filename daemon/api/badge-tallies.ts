@@ -11,9 +11,6 @@ import type { Store } from '../store/store.js';
 /** Per tag (and `*` for every check), what its badge counts. */
 export type ProjectBadgeTallies = ReadonlyMap<string, BadgeTally>;
 
-/** Checks read between two turns of the event loop. */
-const CHUNK = 2000;
-
 interface Passes {
   /** The pass reading now. */
   running: Promise<ProjectBadgeTallies> | null;
@@ -27,7 +24,8 @@ export class BadgeTallies {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly chunkSize = CHUNK,
+    /** Checks read between two turns of the event loop (Store's default when absent). */
+    private readonly chunkSize?: number,
   ) {}
 
   /**
@@ -58,7 +56,7 @@ export class BadgeTallies {
   private async count(projectId: string): Promise<ProjectBadgeTallies> {
     const tallies = new Map<string, BadgeTally>();
     const now = this.clock.now();
-    for await (const chunk of this.store.checkChunks(this.chunkSize, projectId)) {
+    for await (const chunk of this.store.checkChunks({ projectId, size: this.chunkSize })) {
       for (const c of chunk) tallyBadgeStatus(tallies, c.tags, displayStatus(c, now, 3));
     }
     return tallies;

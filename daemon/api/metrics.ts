@@ -22,9 +22,6 @@ interface ProjectTally {
   tags: Map<string, number>;
 }
 
-/** Checks read and counted between two turns of the event loop during a scrape. */
-const CHUNK = 2000;
-
 export class Metrics {
   readonly registry = new Registry();
   readonly pings: Counter<'kind'>;
@@ -115,7 +112,7 @@ export class Metrics {
 
   /**
    * Set the check gauges from one pass over every check. The pass reads and
-   * sets CHUNK checks at a time and lets pings and other requests run in
+   * sets a chunk of checks at a time and lets pings and other requests run in
    * between: with 100,000 checks a scrape is seconds of work, which must not
    * hold up the ping path. Concurrent scrapes share one pass.
    */
@@ -133,7 +130,7 @@ export class Metrics {
     }
     for (const gauge of Object.values(g)) gauge.reset();
     const now = this.clock.now();
-    for await (const chunk of this.store.checkChunks(CHUNK)) {
+    for await (const chunk of this.store.checkChunks()) {
       for (const c of chunk) {
         const acc = perProject.get(c.projectId);
         if (acc === undefined) continue; // its project was deleted during the pass

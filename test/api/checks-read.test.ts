@@ -19,6 +19,33 @@ import {
 const env = useDaemon();
 
 describe('list checks', () => {
+  it('lists a project of more than two chunks whole, in creation order, with tag filters across chunks', async () => {
+    const p = await newProject(env, 10_000);
+    const store = env.d.daemon.store;
+    const now = env.d.clock.now();
+    const N = 4_500; // the list is read 2,000 checks at a time
+    const uuids: string[] = [];
+    await store.transact(() => {
+      for (let i = 0; i < N; i++) {
+        const c = newCheck({ uuid: randomUUID(), badgeKey: randomUUID(), projectId: p.id, createdAt: now + i });
+        c.name = `c${i}`;
+        c.tags = i % 3 === 0 ? 'three' : i % 2 === 0 ? 'two' : '';
+        store.insertCheckInTxn(c, now);
+        uuids.push(c.uuid);
+      }
+    });
+    const r = await api(env.url, v3('/checks/'), { key: p.apiKey });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    // The text is exactly what serializing the whole object at once gives.
+    expect(r.text).toBe(JSON.stringify(r.json));
+    expect(r.json.checks.map((c: { uuid: string }) => c.uuid)).toEqual(uuids);
+    expect(Object.keys(r.json.checks[N - 1])).toEqual(RW_READ_KEYS);
+    const three = await api(env.url, v3('/checks/?tag=three'), { key: p.apiKeyReadonly });
+    expect(three.json.checks.map((c: { name: string }) => c.name)).toEqual(uuids.flatMap((_, i) => (i % 3 === 0 ? [`c${i}`] : [])));
+    expect(Object.keys(three.json.checks[0])).toEqual(RO_READ_KEYS);
+  });
+
   it('lists the project checks in creation order, without subject fields', async () => {
     const p = await newProject(env);
     const a = await createCheck(env, { name: 'a' }, p.apiKey);

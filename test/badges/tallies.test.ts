@@ -56,7 +56,7 @@ describe('Store.checkChunks', () => {
     const mine = await addChecks(store, a.id, 11, shape);
     await addChecks(store, b.id, 4, shape);
     const chunks: CheckRecord[][] = [];
-    for await (const chunk of store.checkChunks(3, a.id)) chunks.push(chunk);
+    for await (const chunk of store.checkChunks({ projectId: a.id, size: 3 })) chunks.push(chunk);
     expect(chunks.map((c) => c.length)).toEqual([3, 3, 3, 2]);
     expect(chunks.flat().map((c) => c.uuid)).toEqual(mine.map((c) => c.uuid));
   });
@@ -65,7 +65,7 @@ describe('Store.checkChunks', () => {
     const { store, project } = await openStore();
     const all = [...(await addChecks(store, (await project('a')).id, 5, shape)), ...(await addChecks(store, (await project('b')).id, 4, shape))];
     const chunks: CheckRecord[][] = [];
-    for await (const chunk of store.checkChunks(3)) chunks.push(chunk);
+    for await (const chunk of store.checkChunks({ size: 3 })) chunks.push(chunk);
     expect(chunks.map((c) => c.length)).toEqual([3, 3, 3]);
     expect(chunks.flat().map((c) => c.uuid)).toEqual(all.map((c) => c.uuid).sort());
   });
@@ -76,7 +76,7 @@ describe('Store.checkChunks', () => {
     await addChecks(store, p.id, 6, shape);
     const seen: string[] = [];
     setImmediate(() => seen.push('other work'));
-    for await (const chunk of store.checkChunks(2, p.id)) seen.push(`chunk of ${chunk.length}`);
+    for await (const chunk of store.checkChunks({ projectId: p.id, size: 2 })) seen.push(`chunk of ${chunk.length}`);
     expect(seen).toEqual(['chunk of 2', 'other work', 'chunk of 2', 'chunk of 2']);
   });
 });
@@ -103,9 +103,9 @@ describe('BadgeTallies', () => {
     await addChecks(store, p.id, 10, shape);
     let passes = 0;
     const walk = store.checkChunks.bind(store);
-    store.checkChunks = (size, projectId) => {
+    store.checkChunks = (scope) => {
       passes += 1;
-      return walk(size, projectId);
+      return walk(scope);
     };
     const tallies = new BadgeTallies(store, new ManualClock(T0), 3);
     const [first, ...later] = await Promise.all([tallies.of(p.id), tallies.of(p.id), tallies.of(p.id), tallies.of(p.id)]);
@@ -129,10 +129,10 @@ describe('BadgeTallies', () => {
     const held = new Promise<void>((r) => (release = r));
     const walk = store.checkChunks.bind(store);
     let passes = 0;
-    store.checkChunks = async function* (size, projectId) {
+    store.checkChunks = async function* (scope) {
       const pass = ++passes;
       let chunks = 0;
-      for await (const chunk of walk(size, projectId)) {
+      for await (const chunk of walk(scope)) {
         yield chunk;
         if (pass === 1 && ++chunks === 1) await held;
       }
@@ -165,9 +165,13 @@ describe('tag badges over HTTP, more than two chunks of checks', () => {
     const badges = await badgeMap(d.url, p.apiKey);
     expect(Object.keys(badges).sort()).toEqual(['*', 'db', 'web']);
     const env = { url: d.url };
-    const [all, all2, db, web] = await Promise.all(
-      [badges['*']!.json3!, badges['*']!.json!, badges['db']!.json3!, badges['web']!.json!].map((u) => api(local(env, u), '')),
-    );
+    const fetchBadge = (publicUrl: string | undefined) => api(local(env, publicUrl!), '');
+    const [all, all2, db, web] = await Promise.all([
+      fetchBadge(badges['*']!.json3),
+      fetchBadge(badges['*']!.json),
+      fetchBadge(badges['db']!.json3),
+      fetchBadge(badges['web']!.json),
+    ]);
     // shape(i): tags cycle db / web db / web / none, statuses up / down / new / paused / up.
     const count = (pred: (i: number) => boolean) => Array.from({ length: N }, (_, i) => i).filter(pred).length;
     const down = (i: number) => i % 5 === 1;
