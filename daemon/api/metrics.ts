@@ -22,6 +22,29 @@ interface ProjectTally {
   tags: Map<string, number>;
 }
 
+/**
+ * The two families with a series per check, written in the text format here
+ * instead of as prom-client gauges: prom-client formats a metric's values in
+ * one synchronous go, which with 100,000 checks held the event loop (and the
+ * pings waiting on it) for over a second per scrape; these lines are made a
+ * chunk of checks at a time during the pass instead.
+ */
+const PER_CHECK = {
+  up: { name: 'hc_check_up', help: 'For every check, 1 if it is up (or new, grace, paused), 0 if down' },
+  started: { name: 'hc_check_started', help: 'For every check, 1 if a run has started and not finished' },
+};
+
+/** Text-format escaping (as prom-client does it): backslash and newline; in label values also the double quote. */
+const escapeText = (s: string) => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+const formatLabels = (labels: Record<string, string>) =>
+  Object.entries(labels)
+    .map(([k, v]) => `${k}="${escapeText(v).replace(/"/g, '\\"')}"`)
+    .join(',');
+
+function familyText(family: { name: string; help: string }, lines: string[]): string {
+  return `# HELP ${family.name} ${escapeText(family.help)}\n# TYPE ${family.name} gauge\n${lines.join('')}`;
+}
+
 export class Metrics {
   readonly registry = new Registry();
   readonly pings: Counter<'kind'>;
@@ -73,19 +96,8 @@ export class Metrics {
       labelNames: ['project', 'status'],
       registers: [registry],
     });
-    // Healthchecks' per-project metrics, with a project label added.
-    const checkUp = new Gauge({
-      name: 'hc_check_up',
-      help: 'For every check, 1 if it is up (or new, grace, paused), 0 if down',
-      labelNames: ['project', 'name', 'tags', 'unique_key'],
-      registers: [registry],
-    });
-    const checkStarted = new Gauge({
-      name: 'hc_check_started',
-      help: 'For every check, 1 if a run has started and not finished',
-      labelNames: ['project', 'name', 'tags', 'unique_key'],
-      registers: [registry],
-    });
+    // Healthchecks' per-project metrics, with a project label added (the
+    // per-check ones, hc_check_up and hc_check_started, are PER_CHECK below).
     const tagUp = new Gauge({
       name: 'hc_tag_up',
       help: 'For every tag, 1 if all checks with the tag are up, 0 if any is down',
@@ -104,31 +116,33 @@ export class Metrics {
       labelNames: ['project'],
       registers: [registry],
     });
-    this.checkGauges = { byStatus, checkUp, checkStarted, tagUp, total, downTotal };
+    this.checkGauges = { byStatus, tagUp, total, downTotal };
   }
 
-  private readonly checkGauges: Record<'byStatus' | 'checkUp' | 'checkStarted' | 'tagUp' | 'total' | 'downTotal', Gauge<string>>;
-  private refreshing: Promise<void> | null = null;
+  private readonly checkGauges: Record<'byStatus' | 'tagUp' | 'total' | 'downTotal', Gauge<string>>;
+  private refreshing: Promise<string> | null = null;
 
   /**
-   * Set the check gauges from one pass over every check. The pass reads and
-   * sets a chunk of checks at a time and lets pings and other requests run in
-   * between: with 100,000 checks a scrape is seconds of work, which must not
-   * hold up the ping path. Concurrent scrapes share one pass.
+   * Set the check gauges from one pass over every check, and resolve with the
+   * text of the per-check series. The pass reads and writes out a chunk of
+   * checks at a time and lets pings and other requests run in between: with
+   * 100,000 checks a scrape is seconds of work, which must not hold up the
+   * ping path. Concurrent scrapes share one pass.
    */
-  private refreshChecks(): Promise<void> {
+  private refreshChecks(): Promise<string> {
     this.refreshing ??= this.computeChecks().finally(() => (this.refreshing = null));
     return this.refreshing;
   }
 
-  private async computeChecks(): Promise<void> {
+  private async computeChecks(): Promise<string> {
     const g = this.checkGauges;
     // Per project id (two projects may share a name), labelled with the name.
     const perProject = new Map<string, ProjectTally>();
     for (const p of this.store.listProjects()) {
       perProject.set(p.id, { project: p.name, byStatus: Object.fromEntries(STATUSES.map((s) => [s, 0])), down: 0, total: 0, tags: new Map() });
     }
-    for (const gauge of Object.values(g)) gauge.reset();
+    const upLines: string[] = [];
+    const startedLines: string[] = [];
     const now = this.clock.now();
     for await (const chunk of this.store.checkChunks()) {
       for (const c of chunk) {
@@ -140,9 +154,9 @@ export class Metrics {
         acc.byStatus[status]! += 1;
         acc.down += 1 - up;
         acc.total += 1;
-        const labels = { project, name: c.name, tags: c.tags, unique_key: uniqueKeyOf(c.uuid) };
-        g.checkUp.set(labels, up);
-        g.checkStarted.set(labels, isStarted(c) ? 1 : 0);
+        const labels = formatLabels({ project, name: c.name, tags: c.tags, unique_key: uniqueKeyOf(c.uuid) });
+        upLines.push(`${PER_CHECK.up.name}{${labels}} ${up}\n`);
+        startedLines.push(`${PER_CHECK.started.name}{${labels}} ${isStarted(c) ? 1 : 0}\n`);
         for (const t of tagList(c.tags)) acc.tags.set(t, Math.min(acc.tags.get(t) ?? 1, up));
       }
     }
@@ -158,12 +172,16 @@ export class Metrics {
         for (const [tag, up] of acc.tags) into.tags.set(tag, Math.min(into.tags.get(tag) ?? 1, up));
       }
     }
+    // Reset and set in one go at the end, so a scrape being written out from
+    // an earlier pass never sees these gauges emptied.
+    for (const gauge of Object.values(g)) gauge.reset();
     for (const [project, acc] of byName) {
       for (const st of STATUSES) g.byStatus.set({ project, status: st }, acc.byStatus[st]!);
       for (const [tag, up] of acc.tags) g.tagUp.set({ project, tag }, up);
       g.total.set({ project }, acc.total);
       g.downTotal.set({ project }, acc.down);
     }
+    return familyText(PER_CHECK.up, upLines) + familyText(PER_CHECK.started, startedLines);
   }
 
   /** Event-log subscriber. */
@@ -173,8 +191,8 @@ export class Metrics {
 
   register(app: FastifyInstance): void {
     app.get('/metrics', async (_req, reply) => {
-      await this.refreshChecks();
-      return reply.type(this.registry.contentType).send(await this.registry.metrics());
+      const perCheck = await this.refreshChecks();
+      return reply.type(this.registry.contentType).send((await this.registry.metrics()) + perCheck);
     });
   }
 }

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, ManualClock, startInProcess, type InProcessDaemon } from '../helpers/daemon.js';
 import { newCheck } from '../../daemon/domain/check-input.js';
-import { newUuid } from '../../daemon/domain/ids.js';
+import { newUuid, uniqueKeyOf } from '../../daemon/domain/ids.js';
 import { parseMetrics, series } from './support.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
@@ -40,6 +40,25 @@ describe('a /metrics scrape', () => {
     // "prod" has a down check in one of the two projects; "db" only an up one.
     expect(m.get(series('hc_tag_up', { project: 'twins', tag: 'prod' }))).toBe(0);
     expect(m.get(series('hc_tag_up', { project: 'twins', tag: 'db' }))).toBe(1);
+  });
+
+  it('escapes names in the per-check series as the text format wants, under one HELP and TYPE each', async () => {
+    d = await startInProcess({ clock: new ManualClock(T0) });
+    const p = await d.createProject({ name: 'ops "eu"' });
+    const name = 'backup \\ "db"\nnightly';
+    const r = await api(d.url, '/api/v3/checks/', { key: p.apiKey, body: { name, tags: 'a\\b', timeout: 3600 } });
+    expect(r.status).toBe(201);
+    const uuid = (r.json as { ping_url: string }).ping_url.split('/').pop()!;
+    expect((await api(d.url, `/ping/${uuid}/start`)).status).toBe(200);
+    const text = (await api(d.url, '/metrics')).text;
+    const labels = `project="ops \\"eu\\"",name="backup \\\\ \\"db\\"\\nnightly",tags="a\\\\b",unique_key="${uniqueKeyOf(uuid)}"`;
+    expect(text).toContain(`\nhc_check_up{${labels}} 1\n`);
+    expect(text).toContain(`\nhc_check_started{${labels}} 1\n`);
+    for (const family of ['hc_check_up', 'hc_check_started']) {
+      expect(text.split('\n').filter((l) => l === `# TYPE ${family} gauge`)).toHaveLength(1);
+      expect(text.split('\n').filter((l) => l.startsWith(`# HELP ${family} `))).toHaveLength(1);
+    }
+    expect(parseMetrics(text).size).toBeGreaterThan(0);
   });
 
   it('counts every check once over several chunks, and overlapping scrapes both answer in full', async () => {
