@@ -68,6 +68,8 @@ export class WatchClient implements CheckdBackend {
   private attempt = 0;
   /** Bumped by every attempt: callbacks of a superseded stream or call are ignored. */
   private generation = 0;
+  /** The parts of a snapshot received so far on stream `gen` (a newer stream starts afresh). */
+  private snapshotParts: { gen: number; checks: CheckMsg[] } | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
   private readonly connectTimeoutMs: number;
@@ -178,6 +180,12 @@ export class WatchClient implements CheckdBackend {
     }
     if (ev.type === 'EVENT_TYPE_SNAPSHOT') {
       if (gen !== this.generation) return;
+      // A big project's snapshot comes in parts; the app gets it whole, once.
+      const parts = this.snapshotParts?.gen === gen ? this.snapshotParts : (this.snapshotParts = { gen, checks: [] });
+      for (const c of ev.checks) parts.checks.push(c);
+      if (ev.snapshot_continues) return;
+      this.snapshotParts = null;
+      ev = { ...ev, checks: parts.checks, snapshot_continues: false };
       this.revision = ev.revision;
     } else if (ev.type === 'EVENT_TYPE_HEARTBEAT') {
       this.revision = Math.max(this.revision, ev.revision);

@@ -76,6 +76,8 @@ export interface WatchEventMsg {
   check_id: string;
   ping: PingMsg | null;
   flip: FlipMsg | null;
+  /** On a SNAPSHOT part: more parts of the same snapshot follow. */
+  snapshot_continues: boolean;
 }
 
 const KIND = { simple: 'CHECK_KIND_SIMPLE', cron: 'CHECK_KIND_CRON', oncalendar: 'CHECK_KIND_ONCALENDAR' } as const;
@@ -159,14 +161,16 @@ export function eventMsg(e: StoredEvent, now: number, readOnly: boolean): WatchE
     check_id: readOnly ? uniqueKeyOf(e.checkUuid) : e.checkUuid,
     ping: e.ping ? pingMsg(e.ping) : null,
     flip: e.flip ? flipMsg(e.flip, e.rev) : null,
+    snapshot_continues: false,
   };
 }
 
 export function heartbeatMsg(revision: number, now: number): WatchEventMsg {
-  return { revision, type: 'EVENT_TYPE_HEARTBEAT', at_ms: now, checks: [], check_id: '', ping: null, flip: null };
+  return { revision, type: 'EVENT_TYPE_HEARTBEAT', at_ms: now, checks: [], check_id: '', ping: null, flip: null, snapshot_continues: false };
 }
 
-export function snapshotMsg(checks: CheckRecord[], revision: number, now: number, readOnly: boolean): WatchEventMsg {
+/** A part of a snapshot (the whole of a small one, where `continues` is false). */
+export function snapshotMsg(checks: CheckRecord[], revision: number, now: number, readOnly: boolean, continues = false): WatchEventMsg {
   return {
     revision,
     type: 'EVENT_TYPE_SNAPSHOT',
@@ -175,5 +179,6 @@ export function snapshotMsg(checks: CheckRecord[], revision: number, now: number
     check_id: '',
     ping: null,
     flip: null,
+    snapshot_continues: continues,
   };
 }

@@ -12,6 +12,7 @@ import { eventMsg, heartbeatMsg, snapshotMsg, type WatchEventMsg } from './messa
 import { encodeWatchEvent } from './proto.js';
 import { oldestRetainedRevision, readEventsAfter, type StoredEvent } from '../store/events.js';
 import type { Store, AuthResult } from '../store/store.js';
+import type { CheckRecord } from '../domain/types.js';
 import type { Clock } from '../clock.js';
 
 /** Events a stream may lag behind the log before it is ended. */
@@ -37,10 +38,21 @@ interface EventSource {
   encoded(e: StoredEvent, readOnly: boolean): Buffer | null;
 }
 
+/**
+ * Checks per snapshot part: ~90 KB on the wire and a few milliseconds to read
+ * and encode, so that opening a watch on 100,000 checks neither holds up pings
+ * for seconds nor makes one message beyond gRPC's 4 MiB default limit.
+ */
+const SNAPSHOT_PART = 500;
+
 class WatchStream {
   /** gRPC pushed back: nothing more is written until 'drain'. */
   blocked = false;
   closed = false;
+  /** Sending the snapshot: events wait (the cursor is its revision) until it is whole. */
+  snapshotting = false;
+  /** Resolves the wait of a snapshot held back by flow control. */
+  private drained: (() => void) | null = null;
 
   constructor(
     private readonly call: WatchCall,
@@ -53,6 +65,7 @@ class WatchStream {
   ) {
     call.on('drain', () => {
       this.blocked = false;
+      this.drained?.();
       this.pull();
     });
     const close = () => this.close();
@@ -63,7 +76,7 @@ class WatchStream {
 
   /** Live events from the tail, in revision order. */
   offer(events: StoredEvent[]): void {
-    if (this.closed || events.length === 0) return;
+    if (this.closed || this.snapshotting || events.length === 0) return;
     if (this.blocked) return this.checkLag(events[events.length - 1]!.rev);
     if (events[0]!.rev > this.cursor + 1) return this.pull();
     this.writeEvents(events);
@@ -71,7 +84,7 @@ class WatchStream {
 
   /** Catch up from the log until there is nothing more or gRPC pushes back. */
   pull(): void {
-    while (!this.closed && !this.blocked) {
+    while (!this.closed && !this.blocked && !this.snapshotting) {
       const batch = this.source.read(this.cursor, PULL_BATCH);
       if (batch.length === 0) return;
       this.writeEvents(batch);
@@ -100,12 +113,41 @@ class WatchStream {
   }
 
   heartbeat(): void {
-    if (!this.blocked) this.send(heartbeatMsg(this.cursor, this.clock.now()));
+    if (!this.blocked && !this.snapshotting) this.send(heartbeatMsg(this.cursor, this.clock.now()));
+  }
+
+  /**
+   * Send the project's checks as a snapshot at `revision`, in parts of
+   * SNAPSHOT_PART read a chunk at a time, then the events after `revision`.
+   * A check changed while the parts go out may be sent as it is after an
+   * event still to come; the event then repeats that state, so the client
+   * ends where the log does.
+   */
+  async sendSnapshot(store: Store, revision: number): Promise<void> {
+    this.cursor = revision;
+    this.snapshotting = true;
+    let held: CheckRecord[] = [];
+    const sendPart = async (checks: CheckRecord[], continues: boolean) => {
+      this.send(snapshotMsg(checks, revision, this.clock.now(), this.auth.readOnly, continues));
+      if (this.blocked && !this.closed) await new Promise<void>((r) => (this.drained = r));
+      this.drained = null;
+    };
+    for await (const chunk of store.checkChunks({ projectId: this.auth.project.id, size: SNAPSHOT_PART })) {
+      // One part is held back, so that the last one can say it is the last.
+      if (held.length > 0) await sendPart(held, true);
+      if (this.closed) return;
+      held = chunk;
+    }
+    if (this.closed) return;
+    await sendPart(held, false);
+    this.snapshotting = false;
+    this.pull();
   }
 
   fail(code: grpc.status, details: string): void {
     if (this.closed) return;
     this.closed = true;
+    this.drained?.();
     this.call.emit('error', { code, details, metadata: new grpc.Metadata() } as unknown as grpc.ServiceError);
     this.onClose(this);
   }
@@ -113,6 +155,7 @@ class WatchStream {
   end(): void {
     if (this.closed) return;
     this.closed = true;
+    this.drained?.();
     this.call.end();
     this.onClose(this);
   }
@@ -120,6 +163,7 @@ class WatchStream {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.drained?.();
     this.onClose(this);
   }
 }
@@ -195,11 +239,11 @@ export class WatchHub implements EventSource {
     // still learns the stream is open without waiting for a heartbeat.
     call.sendMetadata(new grpc.Metadata());
     if (since === 0) {
-      // Revision and checks are read in one synchronous turn: one LMDB snapshot.
-      const revision = this.store.revision();
-      const checks = this.store.listChecks(auth.project.id);
-      stream.cursor = revision;
-      stream.send(snapshotMsg(checks, revision, this.clock.now(), auth.readOnly));
+      // The revision is read before the checks: every change the parts may
+      // miss comes after it, so the events that follow bring it.
+      stream.sendSnapshot(this.store, this.store.revision()).catch((err: unknown) => {
+        stream.fail(grpc.status.UNAVAILABLE, `reading the snapshot failed: ${err instanceof Error ? err.message : String(err)}`);
+      });
     } else {
       const latest = this.store.revision();
       if (since > latest) {

@@ -1,7 +1,9 @@
 // checkd.v1.Checkd/Watch against a real daemon (real LMDB, real ports): the
 // snapshot, live events in revision order, resuming from a revision, and the
 // end of a resume whose revision has left the log.
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { newCheck } from '../../daemon/domain/check-input.js';
 import { api, ManualClock, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { EVENT_RETENTION, pruneEvents } from '../../daemon/store/events.js';
 import { uniqueKeyOf } from '../../daemon/domain/ids.js';
@@ -81,6 +83,36 @@ describe('snapshot', () => {
     const listed = await rpc(client, 'ListChecks', {}, project.apiKey);
     expect(listed.revision).toBe(snap!.revision);
     expect(listed.checks).toEqual(snap!.checks);
+  });
+
+  it('of a big project comes in parts of one revision, in creation order, with the changes after it behind the last', async () => {
+    const project = await d.createProject({ name: 'big', checkLimit: 2000 });
+    const store = d.daemon.store;
+    const N = 1_234; // parts of 500
+    const uuids: string[] = [];
+    await store.transact(() => {
+      for (let i = 0; i < N; i++) {
+        const c = newCheck({ uuid: randomUUID(), badgeKey: randomUUID(), projectId: project.id, createdAt: clock.now() + i });
+        c.name = `c${i}`;
+        store.insertCheckInTxn(c, clock.now());
+        uuids.push(c.uuid);
+      }
+    });
+    const before = store.revision();
+    const w = watch(project.apiKey);
+    await w.until(() => w.events.length >= 1, 'the first part');
+    // A change made while the parts go out comes after the last one, as an event.
+    await ping(d.url, uuids[0]!);
+    await w.until(() => w.changes.length >= 1, 'the ping after the snapshot');
+    const parts = w.events.filter((e) => e.type === 'EVENT_TYPE_SNAPSHOT');
+    expect(parts.map((e) => e.checks.length)).toEqual([500, 500, 234]);
+    expect(parts.map((e) => e.snapshot_continues)).toEqual([true, true, false]);
+    expect(new Set(parts.map((e) => e.revision))).toEqual(new Set([before]));
+    expect(parts.flatMap((e) => e.checks.map((c) => c.uuid))).toEqual(uuids);
+    const firstChange = w.events.findIndex((e) => e.type !== 'EVENT_TYPE_SNAPSHOT' && e.type !== 'EVENT_TYPE_HEARTBEAT');
+    expect(firstChange).toBe(w.events.indexOf(parts.at(-1)!) + 1);
+    expect(w.changes[0]).toMatchObject({ type: 'EVENT_TYPE_PING_RECEIVED', check_id: uuids[0] });
+    expect(w.changes[0]!.revision).toBeGreaterThan(before);
   });
 
   it('of an empty project is empty, not absent', async () => {

@@ -37,7 +37,7 @@ export function check(overrides: Partial<CheckMsg> = {}): CheckMsg {
 }
 
 export function snapshot(checks: CheckMsg[], revision = 10, at = T0): WatchEventMsg {
-  return { revision, type: 'EVENT_TYPE_SNAPSHOT', at_ms: at, checks, check_id: '', ping: null, flip: null };
+  return { revision, type: 'EVENT_TYPE_SNAPSHOT', at_ms: at, checks, check_id: '', ping: null, flip: null, snapshot_continues: false };
 }
 
 export function event(type: string, revision: number, c: CheckMsg | null, extra: Partial<WatchEventMsg> = {}): WatchEventMsg {
@@ -49,6 +49,7 @@ export function event(type: string, revision: number, c: CheckMsg | null, extra:
     check_id: c ? c.uuid || c.unique_key : '',
     ping: null,
     flip: null,
+    snapshot_continues: false,
     ...extra,
   };
 }

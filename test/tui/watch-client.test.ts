@@ -2,7 +2,9 @@
 // snapshot, live events, unary calls, start-up errors, and the two recovery
 // paths: resume after a restart (no flip lost, none twice) and a fresh
 // snapshot when the revision has left the log (OUT_OF_RANGE).
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newCheck } from '../../daemon/domain/check-input.js';
 import { api, freePort, startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { backoffDelay, WatchClient, type WatchUpdate } from '../../tui/watch-client.js';
 import { initialState, reducer, type TuiState } from '../../tui/state.js';
@@ -120,6 +122,31 @@ describe('WatchClient against a real daemon', () => {
     // CI machine could fail.
     console.log(`ping → checktop state: ${latency.toFixed(0)} ms`);
     expect(rec.state.flashes.has(uuid)).toBe(true);
+  });
+
+  it('hands the app a snapshot that came in parts as one, with every check', async () => {
+    const big = await d.createProject({ name: 'big', checkLimit: 2000 });
+    const store = d.daemon.store;
+    const uuids: string[] = [];
+    await store.transact(() => {
+      for (let i = 0; i < 1_100; i++) {
+        const c = newCheck({ uuid: randomUUID(), badgeKey: randomUUID(), projectId: big.id, createdAt: Date.now() + i });
+        store.insertCheckInTxn(c, Date.now());
+        uuids.push(c.uuid);
+      }
+    });
+    const rec = new Recorder(client(big.apiKey));
+    await waitFor(() => rec.snapshots() === 1, 'the snapshot');
+    const [snap] = rec.events;
+    expect(snap!.type).toBe('EVENT_TYPE_SNAPSHOT');
+    expect(snap!.snapshot_continues).toBe(false);
+    expect(snap!.checks.map((c) => c.uuid)).toEqual(uuids);
+    expect(rec.state.rows.size).toBe(1_100);
+    expect(rec.client.revision).toBe(store.revision());
+    // Later events still come one by one after it.
+    await ping(d.url, uuids[7]!);
+    await waitFor(() => rec.status(uuids[7]!) === 'up', 'the ping');
+    expect(rec.snapshots()).toBe(1);
   });
 
   it('GetCheck, PauseCheck and ResumeCheck go through the same channel', async () => {
