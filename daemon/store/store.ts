@@ -20,6 +20,12 @@ import type {
   ProjectRecord,
 } from '../domain/types.js';
 
+/** A place in a project's creation order: just after the check created at `createdAt` with `uuid`. */
+export interface ListPosition {
+  createdAt: number;
+  uuid: string;
+}
+
 export interface AuthResult {
   project: ProjectRecord;
   readOnly: boolean;
@@ -343,18 +349,29 @@ export class Store {
   }
 
   private chunkOfProject(projectId: string, size: number): () => { checks: CheckRecord[]; more: boolean } {
-    let after: [string, number, string] = [projectId, -Infinity, ''];
+    let after: ListPosition | null = null;
     return () => {
-      const uuids: string[] = [];
-      const range = this.db.checksByProject.getRange({ start: after, end: [projectId, Infinity], limit: size + 1 });
-      for (const { key, value } of range) {
-        if (key[1] === after[1] && key[2] === after[2]) continue;
-        uuids.push(value);
-        after = key;
-        if (uuids.length === size) break;
-      }
-      return { checks: this.checksOf(uuids), more: uuids.length === size };
+      const page = this.checksPage(projectId, after, size);
+      after = page.next;
+      return { checks: page.checks, more: page.next !== null };
     };
+  }
+
+  /**
+   * Up to `limit` checks of a project in creation order, after `after` (from
+   * the first when null), and where the next page starts (null: no more).
+   */
+  checksPage(projectId: string, after: ListPosition | null, limit: number): { checks: CheckRecord[]; next: ListPosition | null } {
+    const start: [string, number, string] = after ? [projectId, after.createdAt, after.uuid] : [projectId, -Infinity, ''];
+    const uuids: string[] = [];
+    let last: ListPosition | null = null;
+    for (const { key, value } of this.db.checksByProject.getRange({ start, end: [projectId, Infinity], limit: limit + 1 })) {
+      if (after && key[1] === after.createdAt && key[2] === after.uuid) continue;
+      uuids.push(value);
+      last = { createdAt: key[1], uuid: key[2] };
+      if (uuids.length === limit) break;
+    }
+    return { checks: this.checksOf(uuids), next: uuids.length === limit ? last : null };
   }
 
   // The *InTxn writers below must run inside `transact`.

@@ -1,9 +1,13 @@
 // The unary calls of checkd.v1.Checkd against a real daemon: authentication by
 // `x-api-key` metadata, read-only keys, status codes, GetCheck's history.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { uniqueKeyOf } from '../../daemon/domain/ids.js';
+import { newCheck } from '../../daemon/domain/check-input.js';
+
+const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 import { connect, createCheck, keyMetadata, ping, rpc, rpcError, Watcher, type CheckdClient } from './support.js';
 
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
@@ -213,6 +217,47 @@ describe('ListChecks', () => {
     const listed = await rpc(client, 'ListChecks', {}, project.apiKey);
     expect(listed.checks.map((x) => x.uuid)).toEqual([a.uuid, b.uuid]);
     expect(listed.revision).toBe(d.daemon.store.revision());
+    expect(listed.next_page_token).toBe('');
+  });
+
+  it('pages through a project in creation order: 1,000 at most per page, every check once', async () => {
+    const project = await d.createProject({ name: 'pages', checkLimit: 3000 });
+    const store = d.daemon.store;
+    const uuids: string[] = [];
+    await store.transact(() => {
+      for (let i = 0; i < 2_345; i++) {
+        const c = newCheck({ uuid: randomUUID(), badgeKey: randomUUID(), projectId: project.id, createdAt: T0 + i });
+        store.insertCheckInTxn(c, T0);
+        uuids.push(c.uuid);
+      }
+    });
+    const pages = async (pageSize: number) => {
+      const sizes: number[] = [];
+      const seen: string[] = [];
+      let token = '';
+      do {
+        const page = await rpc(client, 'ListChecks', { page_size: pageSize, page_token: token }, project.apiKey);
+        sizes.push(page.checks.length);
+        seen.push(...page.checks.map((x) => x.uuid));
+        token = page.next_page_token;
+      } while (token !== '');
+      return { sizes, seen };
+    };
+    const byDefault = await pages(0);
+    expect(byDefault.sizes).toEqual([1000, 1000, 345]);
+    expect(byDefault.seen).toEqual(uuids);
+    expect((await pages(5000)).sizes).toEqual([1000, 1000, 345]);
+    const small = await pages(700);
+    expect(small.sizes).toEqual([700, 700, 700, 245]);
+    expect(small.seen).toEqual(uuids);
+  });
+
+  it('refuses a page token it did not give out, with INVALID_ARGUMENT', async () => {
+    for (const page_token of ['garbage', Buffer.from('[1,"x"]').toString('base64url'), Buffer.from('{}').toString('base64url')]) {
+      const err = await rpcError(client, 'ListChecks', { page_size: 0, page_token }, p.apiKey);
+      expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+      expect(err.details).toBe('page_token is not one ListChecks gave out');
+    }
   });
 });
 

@@ -18,7 +18,7 @@ type Unary<Req, Res> = (req: Req, md: grpc.Metadata, cb: grpc.requestCallback<Re
 
 export interface CheckdClient extends grpc.Client {
   GetProject: Unary<object, ProjectMsg>;
-  ListChecks: Unary<object, { checks: CheckMsg[]; revision: number }>;
+  ListChecks: Unary<{ page_size?: number; page_token?: string }, { checks: CheckMsg[]; revision: number; next_page_token: string }>;
   GetCheck: Unary<{ id: string; limit?: number }, CheckDetailMsg>;
   PauseCheck: Unary<{ id: string }, CheckMsg>;
   ResumeCheck: Unary<{ id: string }, CheckMsg>;
