@@ -94,3 +94,17 @@ export async function applyJournalQueued(db: Db): Promise<number> {
   await writable(db).ifVersion(newest, ENTRY_VERSION, () => writeEntries(db, entries));
   return newest[0];
 }
+
+/** lmdb-js transactionSync flags: its default (3), plus LMDB's MDB_NOSYNC. */
+const SYNC_TXN_OVERLAPPED = 3 | 0x10000;
+
+/**
+ * Apply the whole journal in one synchronous transaction on the calling thread
+ * (the journal worker, which has nothing else to do meanwhile). The commit
+ * releases LMDB's write lock before its fsync, which the overlapping sync of
+ * the environment does on this thread before returning: on return the B-trees
+ * are durable. Returns the revision they are current with.
+ */
+export function applyJournalSync(db: Db): number {
+  return db.root.transactionSync(() => applyJournal(db), SYNC_TXN_OVERLAPPED) as number;
+}
