@@ -119,6 +119,10 @@ export class Store {
 
   /** After the journal was applied up to `rev` elsewhere (the journal worker). */
   forgetPendingUpTo(rev: number): void {
+    // This thread's read snapshot may predate that commit (lmdb-js renews it
+    // only on a later turn): without a fresh one, the next read would find
+    // neither the pending pings nor the B-trees holding them.
+    this.db.root.resetReadTxn();
     this.pending.forgetUpTo(rev);
   }
 

@@ -8,7 +8,8 @@ import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
 import { Store } from '../../daemon/store/store.js';
-import { SCHEMA_VERSION } from '../../daemon/store/db.js';
+import { closeDb, openDb, SCHEMA_VERSION } from '../../daemon/store/db.js';
+import { applyJournalSync } from '../../daemon/store/journal.js';
 import { api, createProjectCli, REPO_ROOT, runCli, startChild, tempDir } from '../helpers/daemon.js';
 import { JournalWriter } from '../../daemon/journal-writer.js';
 import { createLogger } from '../../daemon/log.js';
@@ -80,6 +81,33 @@ describe('the ping journal', () => {
     expect([...store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([1, 2, 3]);
     expect(read()).toEqual(before);
     expect(store.listFlips(uuid).map((f) => f.newStatus)).toEqual(['up']);
+  });
+
+  it("the worker's synchronous apply, from another handle on the environment, writes the same B-trees into the data file", async () => {
+    const { dir, store, clock, pings, uuid } = await setup();
+    for (const action of ['success', 'start', 'success'] as const) {
+      expect(await pings.record(uuid, action, null, facts(action))).toBe('ok');
+      clock.advance(1000);
+    }
+    const before = { check: store.getCheck(uuid), list: store.listPings(uuid, 10) };
+    expect([...store.db.journal!.getKeys()]).toHaveLength(2);
+    // What the journal worker does, in its own handle (the worker opens the data dir itself).
+    const other = openDb(dir.path);
+    cleanups.push(() => closeDb(other));
+    expect(applyJournalSync(other)).toBe(store.revision());
+    // A copy of the data dir made right after holds the applied B-trees.
+    const copy = tempDir('checkd-journal-copy-');
+    cleanups.push(() => copy.cleanup());
+    execFileSync('cp', [join(dir.path, 'data.mdb'), join(copy.path, 'data.mdb')]);
+    const copied = Store.open(copy.path, { readOnly: true });
+    cleanups.push(() => copied.close());
+    expect([...copied.db.journal!.getKeys()]).toEqual([]);
+    expect(copied.db.checks.get(uuid)).toEqual(before.check);
+    expect([...copied.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([1, 2, 3]);
+    // And the store that journaled them reads the same as before, although its
+    // read snapshot was taken before that commit.
+    store.forgetPendingUpTo(store.revision());
+    expect({ check: store.getCheck(uuid), list: store.listPings(uuid, 10) }).toEqual(before);
   });
 
   it('any other write applies the journal first: it reads the current check and cannot clobber a ping', async () => {
