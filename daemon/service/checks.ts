@@ -6,6 +6,7 @@ import {
   matchesUnique,
   newCheck,
   type CheckInput,
+  type UniqueField,
 } from '../domain/check-input.js';
 import { resolveChannels } from '../domain/channels-input.js';
 import { applyPause, applyResume, recomputeAfterUpdate } from '../domain/status.js';
@@ -39,9 +40,7 @@ export class CheckService {
     return this.store.transact((): CreateResult => {
       const unique = input.unique ?? [];
       const lookup = unique.length > 0 && unique.every((f) => input[f] !== undefined);
-      const existing = lookup
-        ? this.store.listChecks(project.id).find((c) => matchesUnique(c, input, unique))
-        : undefined;
+      const existing = lookup ? this.uniqueMatch(project.id, input, unique) : undefined;
       if (!existing && this.store.countChecks(project.id) >= project.checkLimit) return { kind: 'limit' };
       let channels: string[] | undefined;
       if (input.channels !== undefined) {
@@ -61,6 +60,20 @@ export class CheckService {
       this.store.insertCheckInTxn(check, now);
       return { kind: 'created', check };
     });
+  }
+
+  /**
+   * The oldest check matching every `unique` field of the request. A name or
+   * slug among them narrows the candidates through its index: with 100,000
+   * checks, reading them all took a second per create, inside the transaction.
+   */
+  private uniqueMatch(projectId: string, input: CheckInput, unique: UniqueField[]): CheckRecord | undefined {
+    const field = unique.includes('name') ? 'name' : unique.includes('slug') && input.slug !== '' ? 'slug' : null;
+    const candidates =
+      field === null
+        ? this.store.listChecks(projectId)
+        : this.store.checksWith(projectId, field, input[field]!).sort((a, b) => a.createdAt - b.createdAt);
+    return candidates.find((c) => matchesUnique(c, input, unique));
   }
 
   async update(uuid: string, input: CheckInput, version: ApiVersion): Promise<UpdateResult> {

@@ -1,32 +1,61 @@
 // What the store keeps about checks beside their records, maintained by
-// every insert, slug change and delete (store.ts) and built once when an older
+// every insert, change and delete (store.ts) and built once when an older
 // data dir is upgraded (db.ts): the slug index, so a slug ping finds its check
-// without reading the project, and the per-project check counts, so the check
-// limit is enforced without counting.
+// without reading the project; the name index, so a create with
+// `unique: ["name"]` finds its match the same way; and the per-project check
+// counts, so the check limit is enforced without counting.
+import type { Database } from 'lmdb';
 import type { Db } from './db.js';
 import type { CheckRecord } from '../domain/types.js';
 
-/** Inside a write transaction: make `check` findable by its slug. */
-export function indexSlug(db: Db, check: CheckRecord): void {
-  if (check.slug !== '') slugIndex(db).put([check.projectId, check.slug, check.uuid], check.uuid);
+/** Check fields with an index [projectId, value, uuid] → uuid. */
+export type IndexedField = 'slug' | 'name';
+export const INDEXED_FIELDS: readonly IndexedField[] = ['slug', 'name'];
+
+const INDEX_OF = { slug: 'checksBySlug', name: 'checksByName' } as const;
+
+/**
+ * Slug pings never ask for an empty slug, so checks without one stay out of
+ * the slug index; `unique: ["name"]` may ask for the empty name, so every
+ * check is in the name index.
+ */
+const indexesEmpty = (field: IndexedField) => field === 'name';
+
+function index(db: Db, field: IndexedField): Database<string, [string, string, string]> {
+  const idx = db[INDEX_OF[field]];
+  if (!idx) throw new Error(`the ${field} index is missing: the environment was opened read-only`);
+  return idx;
 }
 
-/** Inside a write transaction: forget `check`'s slug. */
-export function unindexSlug(db: Db, check: CheckRecord): void {
-  if (check.slug !== '') slugIndex(db).remove([check.projectId, check.slug, check.uuid]);
+/** Inside a write transaction: make `check` findable by its indexed fields (or those given). */
+export function indexCheck(db: Db, check: CheckRecord, fields: readonly IndexedField[] = INDEXED_FIELDS): void {
+  for (const f of fields) if (check[f] !== '' || indexesEmpty(f)) index(db, f).put([check.projectId, check[f], check.uuid], check.uuid);
 }
 
-/** Uuids of the checks of a project with this slug, or null when the index is absent (read-only, before version 3). */
-export function uuidsBySlug(db: Db, projectId: string, slug: string): string[] | null {
-  if (!db.checksBySlug) return null;
+/** Inside a write transaction: forget `check`'s indexed fields (or those given). */
+export function unindexCheck(db: Db, check: CheckRecord, fields: readonly IndexedField[] = INDEXED_FIELDS): void {
+  for (const f of fields) if (check[f] !== '' || indexesEmpty(f)) index(db, f).remove([check.projectId, check[f], check.uuid]);
+}
+
+/** Inside a write transaction: follow a check's change from `before` to `after`. */
+export function reindexCheck(db: Db, before: CheckRecord, after: CheckRecord): void {
+  const changed = INDEXED_FIELDS.filter((f) => before[f] !== after[f]);
+  if (changed.length === 0) return;
+  unindexCheck(db, before, changed);
+  indexCheck(db, after, changed);
+}
+
+/**
+ * Uuids of the checks of a project whose `field` is `value`; null when the
+ * index cannot answer (absent: a data dir from before it opened read-only; or
+ * an empty slug, which it leaves out).
+ */
+export function uuidsByField(db: Db, field: IndexedField, projectId: string, value: string): string[] | null {
+  const idx = db[INDEX_OF[field]];
+  if (!idx || (value === '' && !indexesEmpty(field))) return null;
   const out: string[] = [];
-  for (const { value } of db.checksBySlug.getRange({ start: [projectId, slug], end: [projectId, slug, '\uffff'] })) out.push(value);
+  for (const { value: uuid } of idx.getRange({ start: [projectId, value], end: [projectId, value, '\uffff'] })) out.push(uuid);
   return out;
-}
-
-function slugIndex(db: Db): NonNullable<Db['checksBySlug']> {
-  if (!db.checksBySlug) throw new Error('the slug index is missing: the environment was opened read-only');
-  return db.checksBySlug;
 }
 
 /** Inside a write transaction: a check was added to (+1) or removed from (-1) a project. */

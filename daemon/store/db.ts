@@ -13,10 +13,10 @@ import type {
 } from '../domain/types.js';
 import type { StoredEvent } from './events.js';
 import type { JournalEntry } from './journal.js';
-import { indexSlug, setCheckCount } from './check-indexes.js';
+import { indexCheck, INDEXED_FIELDS, setCheckCount } from './check-indexes.js';
 
 /** Bumped when the on-disk layout changes; `openDb` migrates older layouts. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export interface ApiKeyRecord {
   projectId: string;
@@ -41,6 +41,12 @@ export interface Db {
    * Absent only when a data dir from before schema version 3 is opened read-only.
    */
   checksBySlug: Database<string, [string, string, string]> | undefined;
+  /**
+   * [projectId, name, uuid] → uuid, every check: a create with `unique:
+   * ["name"]` finds its match without reading every check of the project.
+   * Absent only when a data dir from before schema version 4 is opened read-only.
+   */
+  checksByName: Database<string, [string, string, string]> | undefined;
   /**
    * projectId → how many checks it has (kept by insert and delete), so the
    * check limit is enforced without counting the project's index.
@@ -176,7 +182,7 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
   // every value: values are less than half the size and decode ~3x faster,
   // which is most of the CPU of the ping path. Values written without them
   // still decode. lmdb-js keeps the structures under this symbol key, which
-  // range iteration never returns.
+  // range iteration skips unless given an explicit `start: undefined`.
   const records = { sharedStructuresKey: Symbol.for('structures') };
   const db: Db = {
     root,
@@ -187,6 +193,7 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     checks: root.openDB({ name: 'checks', ...records }),
     checksByProject: root.openDB({ name: 'checks_by_project' }),
     checksBySlug: root.openDB({ name: 'checks_by_slug' }),
+    checksByName: root.openDB({ name: 'checks_by_name' }),
     checkCounts: root.openDB({ name: 'check_counts' }),
     uniqueKeys: root.openDB({ name: 'unique_keys' }),
     checkBadgeKeys: root.openDB({ name: 'check_badge_keys' }),
@@ -199,19 +206,20 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
   };
   const stored = db.meta.get('schemaVersion') as number | undefined;
   // Version 2 added the (empty at first) ping journal; version 3 the slug
-  // index and the check counts.
+  // index and the check counts; version 4 the name index.
   if (stored === undefined || stored < SCHEMA_VERSION) {
     if (!opts.readOnly) {
       root.transactionSync(() => {
-        if (stored !== undefined && stored < 3) {
-          // Pings never change a slug, so the B-tree's checks are current enough.
+        if (stored !== undefined) {
+          // Pings never change a slug or a name, so the B-tree's checks are current enough.
+          const fields = INDEXED_FIELDS.filter((f) => (f === 'slug' ? stored < 3 : stored < 4));
           const counts = new Map<string, number>();
           for (const { value: check } of db.checks.getRange()) {
-            indexSlug(db, check);
+            indexCheck(db, check, fields);
             counts.set(check.projectId, (counts.get(check.projectId) ?? 0) + 1);
           }
           // Whole counts, not increments: converting twice must not count twice.
-          for (const [projectId, n] of counts) setCheckCount(db, projectId, n);
+          if (stored < 3) for (const [projectId, n] of counts) setCheckCount(db, projectId, n);
         }
         db.meta.put('schemaVersion', SCHEMA_VERSION);
       });

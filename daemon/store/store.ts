@@ -6,7 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { closeDb, currentRevision, openDb, type ApiKeyRecord, type Db } from './db.js';
-import { checkCount, countCheck, indexSlug, unindexSlug, uuidsBySlug } from './check-indexes.js';
+import { checkCount, countCheck, indexCheck, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { appendEvent, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
 import { PendingPings } from './pending.js';
@@ -292,8 +292,13 @@ export class Store {
 
   /** Checks of a project with this slug (a slug ping's candidates), in no particular order. */
   checksBySlug(projectId: string, slug: string): CheckRecord[] {
-    const uuids = uuidsBySlug(this.db, projectId, slug);
-    if (uuids === null) return this.listChecks(projectId).filter((c) => c.slug === slug);
+    return this.checksWith(projectId, 'slug', slug);
+  }
+
+  /** Checks of a project whose indexed `field` is `value`, in no particular order. */
+  checksWith(projectId: string, field: IndexedField, value: string): CheckRecord[] {
+    const uuids = uuidsByField(this.db, field, projectId, value);
+    if (uuids === null) return this.listChecks(projectId).filter((c) => c[field] === value);
     return this.checksOf(uuids);
   }
 
@@ -395,7 +400,7 @@ export class Store {
     if (!this.db.checks.doesExist(check.uuid)) countCheck(this.db, check.projectId, +1);
     this.db.checks.put(check.uuid, check);
     this.db.checksByProject.put([check.projectId, check.createdAt, check.uuid], check.uuid);
-    indexSlug(this.db, check);
+    indexCheck(this.db, check);
     this.db.uniqueKeys.put(uniqueKeyOf(check.uuid), check.uuid);
     this.db.checkBadgeKeys.put(check.badgeKey, check.uuid);
     return appendEvent(this.db, {
@@ -415,10 +420,7 @@ export class Store {
     flip: FlipRecord | null = null,
   ): number {
     const before = this.db.checks.get(check.uuid);
-    if (before && before.slug !== check.slug) {
-      unindexSlug(this.db, before);
-      indexSlug(this.db, check);
-    }
+    if (before) reindexCheck(this.db, before, check);
     this.db.checks.put(check.uuid, check);
     let rev = appendEvent(this.db, { at: now, type, projectId: check.projectId, checkUuid: check.uuid, check });
     if (flip) rev = this.insertFlipInTxn(check, flip, now);
@@ -442,7 +444,7 @@ export class Store {
     // The stored record is what the indexes hold, whatever the caller's copy says.
     const stored = this.db.checks.get(check.uuid);
     if (stored) {
-      unindexSlug(this.db, stored);
+      unindexCheck(this.db, stored);
       countCheck(this.db, stored.projectId, -1);
     }
     this.db.checks.remove(check.uuid);

@@ -266,6 +266,20 @@ describe('create: upsert with unique', () => {
     expect(list.json.checks.map((c: any) => c.desc)).toEqual(['new', '2', '3']);
   });
 
+  it('matches a renamed check by its new name only', async () => {
+    const p = await newProject(env);
+    const made = await api(env.url, v3('/checks/'), { key: p.apiKey, body: { name: 'old name', unique: ['name'] } });
+    expect(made.status).toBe(201);
+    const renamed = await api(env.url, v3(`/checks/${made.json.uuid}`), { key: p.apiKey, body: { name: 'new name' } });
+    expect(renamed.status).toBe(200);
+    const byNew = await api(env.url, v3('/checks/'), { key: p.apiKey, body: { name: 'new name', desc: 'x', unique: ['name'] } });
+    expect(byNew.status).toBe(200);
+    expect(byNew.json.uuid).toBe(made.json.uuid);
+    const byOld = await api(env.url, v3('/checks/'), { key: p.apiKey, body: { name: 'old name', unique: ['name'] } });
+    expect(byOld.status).toBe(201);
+    expect(byOld.json.uuid).not.toBe(made.json.uuid);
+  });
+
   it('creates a new check when a unique field is absent from the request', async () => {
     const p = await newProject(env);
     await api(env.url, v3('/checks/'), { key: p.apiKey, body: { name: 'x' } });

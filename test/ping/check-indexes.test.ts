@@ -33,7 +33,7 @@ async function setup() {
 const uuidsOf = (checks: Array<{ uuid: string }>) => checks.map((c) => c.uuid).sort();
 const indexKeys = (store: Store) => [...store.db.checksBySlug!.getKeys()];
 
-describe('the check indexes of schema version 3', () => {
+describe('the check indexes of schema versions 3 and 4', () => {
   it('holds one key per check with a slug, follows slug changes, and loses the key with the check', async () => {
     const { store, project, add } = await setup();
     cleanups.push(() => store.close());
@@ -61,6 +61,33 @@ describe('the check indexes of schema version 3', () => {
     expect(store.checksBySlug(project.id, 'restore')).toEqual([]);
     expect(store.checksBySlug(project.id, 'backup')).toEqual([]);
     expect(indexKeys(store).map((k) => k[1]).sort()).toEqual(['backup', 'fresh']);
+  });
+
+  it('holds every check by name, unnamed ones too, and follows renames and deletions', async () => {
+    const { store, project, add } = await setup();
+    cleanups.push(() => store.close());
+    const named = async (name: string) => {
+      const c = await add('');
+      const renamed = { ...c, name };
+      await store.transact(() => store.saveCheckInTxn(renamed, T0, 'check.updated'));
+      return renamed;
+    };
+    const a = await named('nightly backup');
+    const b = await named('nightly backup');
+    const c = await add(''); // no name
+    expect(uuidsOf(store.checksWith(project.id, 'name', 'nightly backup'))).toEqual(uuidsOf([a, b]));
+    expect(uuidsOf(store.checksWith(project.id, 'name', ''))).toEqual([c.uuid]);
+    expect(store.checksWith(project.id, 'name', 'nightly')).toEqual([]);
+    const nameKeys = () => [...store.db.checksByName!.getKeys()].map((k) => k[1]).sort();
+    expect(nameKeys()).toEqual(['', 'nightly backup', 'nightly backup']);
+
+    await store.transact(() => store.saveCheckInTxn({ ...b, name: 'weekly' }, T0, 'check.updated'));
+    expect(uuidsOf(store.checksWith(project.id, 'name', 'nightly backup'))).toEqual([a.uuid]);
+    expect(uuidsOf(store.checksWith(project.id, 'name', 'weekly'))).toEqual([b.uuid]);
+    // Deleting with a stale copy (the old name) still removes the key of the stored name.
+    await store.transact(() => store.deleteCheckInTxn(b, T0));
+    expect(store.checksWith(project.id, 'name', 'weekly')).toEqual([]);
+    expect(nameKeys()).toEqual(['', 'nightly backup']);
   });
 
   it('counts the checks of each project, and a second delete of the same check counts nothing', async () => {
@@ -110,6 +137,35 @@ describe('the check indexes of schema version 3', () => {
       expect(uuidsOf(writer.checksBySlug(project.id, 'hourly'))).toEqual([b.uuid]);
       expect(writer.db.checkCounts!.get(project.id)).toBe(3);
       expect(writer.countChecks(project.id)).toBe(3);
+    } finally {
+      await writer.close();
+    }
+  });
+
+  it('a version-3 data dir is read by a scan for names read-only, and gets its name index when opened for writing', async () => {
+    const { dir, store, project, add } = await setup();
+    const a = await add('s1');
+    await store.transact(() => store.saveCheckInTxn({ ...a, name: 'db dump' }, T0, 'check.updated'));
+    const b = await add('');
+    await store.db.checksByName!.drop();
+    await store.db.meta.put('schemaVersion', 3);
+    await store.close();
+
+    const reader = Store.open(dir.path, { readOnly: true });
+    try {
+      expect(reader.db.checksByName).toBeUndefined();
+      expect(uuidsOf(reader.checksWith(project.id, 'name', 'db dump'))).toEqual([a.uuid]);
+    } finally {
+      await reader.close();
+    }
+    const writer = Store.open(dir.path);
+    try {
+      expect(writer.db.meta.get('schemaVersion')).toBe(SCHEMA_VERSION);
+      expect([...writer.db.checksByName!.getKeys()].map((k) => k[1]).sort()).toEqual(['', 'db dump']);
+      expect(uuidsOf(writer.checksWith(project.id, 'name', ''))).toEqual([b.uuid]);
+      // The slug index and the counts of version 3 are left as they were.
+      expect(indexKeys(writer).map((k) => k[1])).toEqual(['s1']);
+      expect(writer.countChecks(project.id)).toBe(2);
     } finally {
       await writer.close();
     }
