@@ -307,6 +307,7 @@ async function main(): Promise<void> {
   log(`  bare route:  ${Math.round(bare.rps).toLocaleString('en-US')} req/s, p99 ${bare.p99} ms`);
   log(`  ratio:       ${(ratio * 100).toFixed(1)} % of the bare route (target >= 60 %) ${ratio >= 0.6 ? 'OK' : 'MISSED'}`);
   log(`  floor:       the bare route doing one durable put of a ping-sized record: ${Math.round(floor.rps).toLocaleString('en-US')} req/s, ${((floor.rps / bare.rps) * 100).toFixed(1)} % of the bare route`);
+  log(`               (the ping path is ${((daemon.rps / floor.rps) * 100).toFixed(1)} % of this floor)`);
   log(`  memory:      ${mem.start.toFixed(1)} MB RSS with ${MEMORY_CHECKS.toLocaleString('en-US')} checks loaded (target < 300 MB) ${mem.start < 300 ? 'OK' : 'MISSED'}`);
   log(`               ${mem.after.toFixed(1)} MB right after the ping burst (garbage V8 has not collected yet, data pages read), ${mem.settled.toFixed(1)} MB after ${SETTLE_S} s idle`);
   log(`  total time:  ${((performance.now() - started) / 1000).toFixed(0)} s`);
