@@ -4,8 +4,7 @@
 // without reading the project; the name index, so a create with
 // `unique: ["name"]` finds its match the same way; and the per-project check
 // counts, so the check limit is enforced without counting.
-import type { Database } from 'lmdb';
-import type { Db } from './db.js';
+import { forWriting, type Db } from './db.js';
 import type { CheckRecord } from '../domain/types.js';
 
 /** Check fields with an index [projectId, value, uuid] → uuid. */
@@ -21,11 +20,7 @@ const INDEX_OF = { slug: 'checksBySlug', name: 'checksByName' } as const;
  */
 const indexesEmpty = (field: IndexedField) => field === 'name';
 
-function index(db: Db, field: IndexedField): Database<string, [string, string, string]> {
-  const idx = db[INDEX_OF[field]];
-  if (!idx) throw new Error(`the ${field} index is missing: the environment was opened read-only`);
-  return idx;
-}
+const index = (db: Db, field: IndexedField) => forWriting(db[INDEX_OF[field]], `the ${field} index`);
 
 /** Inside a write transaction: make `check` findable by its indexed fields (or those given). */
 export function indexCheck(db: Db, check: CheckRecord, fields: readonly IndexedField[] = INDEXED_FIELDS): void {
@@ -69,10 +64,7 @@ export function setCheckCount(db: Db, projectId: string, n: number): void {
   else counts(db).remove(projectId);
 }
 
-function counts(db: Db): NonNullable<Db['checkCounts']> {
-  if (!db.checkCounts) throw new Error('the check counts are missing: the environment was opened read-only');
-  return db.checkCounts;
-}
+const counts = (db: Db) => forWriting(db.checkCounts, 'the check counts');
 
 /** How many checks a project has. */
 export function checkCount(db: Db, projectId: string): number {

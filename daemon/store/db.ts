@@ -73,6 +73,16 @@ export interface Db {
   journal: Database<JournalEntry, [number, string]> | undefined;
 }
 
+/**
+ * A database that only a data dir of an older schema opened read-only lacks
+ * (openDb creates it on every writable open), for a write: its absence there
+ * is a bug in the caller, said in one sentence.
+ */
+export function forWriting<T>(database: T | undefined, what: string): T {
+  if (!database) throw new Error(`${what} is missing: the environment was opened read-only`);
+  return database;
+}
+
 export class DataDirError extends Error {}
 
 /** The LMDB data file inside a data dir (the environment is a directory, never a single file). */

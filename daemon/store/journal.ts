@@ -8,7 +8,7 @@
 // once per ping. Every write transaction other than a ping's applies the
 // journal first, so it always reads and changes current records; readers see
 // the entries not yet applied through PendingPings.
-import type { Db } from './db.js';
+import { forWriting, type Db } from './db.js';
 import { insertPing, pingLogLimitOf } from './ping-log.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
 
@@ -27,10 +27,7 @@ const ENTRY_VERSION = 1;
 type JournalKey = [number, string];
 
 /** The journal of an environment opened for writing, where openDb always creates it. */
-function writable(db: Db): NonNullable<Db['journal']> {
-  if (!db.journal) throw new Error('the ping journal is missing: the environment was opened read-only');
-  return db.journal;
-}
+const writable = (db: Db) => forWriting(db.journal, 'the ping journal');
 
 /** Inside a write transaction: journal a ping recorded at revision `rev`. */
 export function journalPing(db: Db, rev: number, check: CheckRecord, ping: PingRecord): void {

@@ -286,8 +286,7 @@ export class Store {
 
   /** Checks of a project in creation order. */
   listChecks(projectId: string): CheckRecord[] {
-    const index = this.db.checksByProject.getRange({ start: [projectId], end: [projectId, Infinity] });
-    return this.checksOf(index.map(({ value: uuid }) => uuid));
+    return this.checksPage(projectId, null, Infinity).checks;
   }
 
   /** Checks of a project with this slug (a slug ping's candidates), in no particular order. */
