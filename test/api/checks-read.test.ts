@@ -15,6 +15,7 @@ import {
   useDaemon,
   v3,
 } from './support.js';
+import { plantChecks } from '../helpers/store.js';
 
 const env = useDaemon();
 
@@ -24,16 +25,14 @@ describe('list checks', () => {
     const store = env.d.daemon.store;
     const now = env.d.clock.now();
     const N = 4_500; // the list is read 2,000 checks at a time
-    const uuids: string[] = [];
-    await store.transact(() => {
-      for (let i = 0; i < N; i++) {
-        const c = newCheck({ uuid: randomUUID(), badgeKey: randomUUID(), projectId: p.id, createdAt: now + i });
+    const planted = await plantChecks(store, p.id, N, {
+      createdAt: now,
+      shape: (c, i) => {
         c.name = `c${i}`;
         c.tags = i % 3 === 0 ? 'three' : i % 2 === 0 ? 'two' : '';
-        store.insertCheckInTxn(c, now);
-        uuids.push(c.uuid);
-      }
+      },
     });
+    const uuids = planted.map((c) => c.uuid);
     const r = await api(env.url, v3('/checks/'), { key: p.apiKey });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);

@@ -6,19 +6,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BadgeTallies } from '../../daemon/api/badge-tallies.js';
 import { aggregateBadgeStatus, type BadgeTally } from '../../daemon/domain/badges.js';
-import { newCheck } from '../../daemon/domain/check-input.js';
-import { newUuid } from '../../daemon/domain/ids.js';
 import { displayStatus } from '../../daemon/domain/status.js';
 import { Store } from '../../daemon/store/store.js';
 import type { CheckRecord, StoredStatus } from '../../daemon/domain/types.js';
 import { api, ManualClock, startInProcess, tempDir, type InProcessDaemon } from '../helpers/daemon.js';
 import { badgeMap, local } from './support.js';
+import { plantChecks, useCleanups } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 async function openStore() {
   const dir = tempDir('checkd-tallies-');
@@ -30,18 +26,8 @@ async function openStore() {
 }
 
 /** `n` checks in one transaction; the i-th gets tags and status from `shape(i)`. */
-async function addChecks(store: Store, projectId: string, n: number, shape: (i: number) => { tags: string; status: StoredStatus }) {
-  const made: CheckRecord[] = [];
-  await store.transact(() => {
-    for (let i = 0; i < n; i++) {
-      const c = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId, createdAt: T0 + i });
-      Object.assign(c, shape(i));
-      store.insertCheckInTxn(c, T0);
-      made.push(c);
-    }
-  });
-  return made;
-}
+const addChecks = (store: Store, projectId: string, n: number, shape: (i: number) => { tags: string; status: StoredStatus }) =>
+  plantChecks(store, projectId, n, { createdAt: T0, shape: (c, i) => Object.assign(c, shape(i)) });
 
 const shape = (i: number) => ({
   tags: ['db', 'web db', 'web', ''][i % 4]!,

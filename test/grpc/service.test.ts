@@ -1,14 +1,13 @@
 // The unary calls of checkd.v1.Checkd against a real daemon: authentication by
 // `x-api-key` metadata, read-only keys, status codes, GetCheck's history.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { uniqueKeyOf } from '../../daemon/domain/ids.js';
-import { newCheck } from '../../daemon/domain/check-input.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 import { connect, createCheck, keyMetadata, ping, rpc, rpcError, Watcher, type CheckdClient } from './support.js';
+import { plantChecks } from '../helpers/store.js';
 
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 const WRONG_KEY = 'x'.repeat(32);
@@ -222,15 +221,7 @@ describe('ListChecks', () => {
 
   it('pages through a project in creation order: 1,000 at most per page, every check once', async () => {
     const project = await d.createProject({ name: 'pages', checkLimit: 3000 });
-    const store = d.daemon.store;
-    const uuids: string[] = [];
-    await store.transact(() => {
-      for (let i = 0; i < 2_345; i++) {
-        const c = newCheck({ uuid: randomUUID(), badgeKey: randomUUID(), projectId: project.id, createdAt: T0 + i });
-        store.insertCheckInTxn(c, T0);
-        uuids.push(c.uuid);
-      }
-    });
+    const uuids = (await plantChecks(d.daemon.store, project.id, 2_345, { createdAt: T0 })).map((c) => c.uuid);
     const pages = async (pageSize: number) => {
       const sizes: number[] = [];
       const seen: string[] = [];

@@ -5,20 +5,16 @@
 // that goes away mid-snapshot stops the walk. watch.test.ts covers the same
 // over a real gRPC connection, where the timing cannot be held.
 import { EventEmitter } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WatchHub } from '../../daemon/grpc/watch.js';
-import { newCheck } from '../../daemon/domain/check-input.js';
-import { newUuid } from '../../daemon/domain/ids.js';
 import { readEventsAfter } from '../../daemon/store/events.js';
 import { Store } from '../../daemon/store/store.js';
 import type { WatchEventMsg } from '../../daemon/grpc/messages.js';
 import { ManualClock, tempDir } from '../helpers/daemon.js';
+import { plantChecks, useCleanups } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 /** Records what the stream writes; `accept` says whether gRPC would take more. */
 class FakeCall extends EventEmitter {
@@ -44,10 +40,7 @@ async function setup(n: number) {
   const store = Store.open(dir.path);
   cleanups.push(() => store.close());
   const { project } = await store.createProject({ name: 'p', checkLimit: 10_000, pingLogLimit: 10 }, T0);
-  const checks = Array.from({ length: n }, (_, i) => newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: project.id, createdAt: T0 + i }));
-  await store.transact(() => {
-    for (const c of checks) store.insertCheckInTxn(c, T0);
-  });
+  const checks = await plantChecks(store, project.id, n, { createdAt: T0 });
   const hub = new WatchHub(store, new ManualClock(T0));
   cleanups.push(() => hub.close());
   return { store, project, checks, hub };

@@ -1,9 +1,7 @@
 // checkd.v1.Checkd/Watch against a real daemon (real LMDB, real ports): the
 // snapshot, live events in revision order, resuming from a revision, and the
 // end of a resume whose revision has left the log.
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newCheck } from '../../daemon/domain/check-input.js';
 import { api, ManualClock, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { EVENT_RETENTION, pruneEvents } from '../../daemon/store/events.js';
 import { uniqueKeyOf } from '../../daemon/domain/ids.js';
@@ -19,6 +17,7 @@ import {
   Watcher,
   type CheckdClient,
 } from './support.js';
+import { plantChecks } from '../helpers/store.js';
 
 const T0 = Date.UTC(2030, 0, 7, 9, 0, 0);
 
@@ -89,15 +88,8 @@ describe('snapshot', () => {
     const project = await d.createProject({ name: 'big', checkLimit: 2000 });
     const store = d.daemon.store;
     const N = 1_234; // parts of 500
-    const uuids: string[] = [];
-    await store.transact(() => {
-      for (let i = 0; i < N; i++) {
-        const c = newCheck({ uuid: randomUUID(), badgeKey: randomUUID(), projectId: project.id, createdAt: clock.now() + i });
-        c.name = `c${i}`;
-        store.insertCheckInTxn(c, clock.now());
-        uuids.push(c.uuid);
-      }
-    });
+    const planted = await plantChecks(store, project.id, N, { createdAt: clock.now(), shape: (c, i) => (c.name = `c${i}`) });
+    const uuids = planted.map((c) => c.uuid);
     const before = store.revision();
     const w = watch(project.apiKey);
     await w.until(() => w.events.length >= 1, 'the first part');

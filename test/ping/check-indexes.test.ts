@@ -3,18 +3,16 @@
 // and the per-project check counts (the check limit without counting). Both
 // follow creations, slug changes and deletions; a data dir written before them
 // is read by a scan when opened read-only and converted when opened for writing.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
 import { SCHEMA_VERSION } from '../../daemon/store/db.js';
 import { Store } from '../../daemon/store/store.js';
 import { runCli, tempDir } from '../helpers/daemon.js';
+import { useCleanups } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 async function setup() {
   const dir = tempDir('checkd-slug-');

@@ -2,7 +2,7 @@
 // as a journal entry and readable at once, reaches the check and ping-log
 // B-trees when the journal is applied, and no other write can read or clobber
 // a stale check meanwhile.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../daemon/clock.js';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { useCleanups } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const facts = (body = ''): PingFacts => ({
@@ -29,10 +30,7 @@ const facts = (body = ''): PingFacts => ({
   rid: null,
 });
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 async function setup(pingLogLimit = 100) {
   const dir = tempDir('checkd-journal-');

@@ -3,14 +3,12 @@
 // backup began; the load goes on during the backup.
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { api, createProjectCli, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
 import { Store } from '../../daemon/store/store.js';
+import { useCleanups } from '../helpers/store.js';
 
-const cleanups: Array<() => Promise<unknown> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 async function newProject(dataDir: string, pingLogLimit = 100_000) {
   return createProjectCli(dataDir, 'backup', ['--ping-log-limit', String(pingLogLimit)]);

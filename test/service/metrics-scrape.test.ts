@@ -4,9 +4,9 @@
 // than one chunk counts every check once.
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, ManualClock, startInProcess, type InProcessDaemon } from '../helpers/daemon.js';
-import { newCheck } from '../../daemon/domain/check-input.js';
-import { newUuid, uniqueKeyOf } from '../../daemon/domain/ids.js';
+import { uniqueKeyOf } from '../../daemon/domain/ids.js';
 import { parseMetrics, series } from './support.js';
+import { plantChecks } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 let d: InProcessDaemon | undefined;
@@ -66,14 +66,11 @@ describe('a /metrics scrape', () => {
     const store = d.daemon.store;
     const { project } = await store.createProject({ name: 'big', checkLimit: 10_000, pingLogLimit: 10 }, T0);
     const N = 4_500; // more than two chunks of 2,000
-    await store.transact(() => {
-      for (let i = 0; i < N; i++) {
-        const c = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: project.id, createdAt: T0 + i });
-        if (i % 3 === 0) {
-          c.status = 'down';
-        }
-        store.insertCheckInTxn(c, T0);
-      }
+    await plantChecks(store, project.id, N, {
+      createdAt: T0,
+      shape: (c, i) => {
+        if (i % 3 === 0) c.status = 'down';
+      },
     });
     const [a, b] = await Promise.all([scrape(d.url), scrape(d.url)]);
     for (const m of [a, b]) {

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHECKD_BIN, tempDir } from '../helpers/daemon.js';
 import {
   ENV_EXAMPLE_PATH,
@@ -20,11 +20,9 @@ import {
   unitEnvironment,
   type NotifyListener,
 } from './support.js';
+import { useCleanups } from '../helpers/store.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 describe('Type=notify', () => {
   it('sends READY=1 only when HTTP and the gRPC socket answer, and STOPPING=1 on SIGTERM', async () => {

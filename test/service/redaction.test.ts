@@ -4,14 +4,12 @@
 // metadata), whether the key is valid, read-only or unknown.
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { api, createProjectCli, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
 import { connect, rpc, rpcError } from '../grpc/support.js';
+import { useCleanups } from '../helpers/store.js';
 
-const cleanups: Array<() => Promise<unknown> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 function randomKey(prefix: 'hcw_' | 'hcr_'): string {
   return prefix + randomBytes(21).toString('base64url').slice(0, 28);

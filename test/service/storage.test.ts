@@ -15,15 +15,13 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { api, createProjectCli, startChild, startInProcess, tempDir, type ChildDaemon } from '../helpers/daemon.js';
 import { Store } from '../../daemon/store/store.js';
 import { COMMIT_FAILED_MESSAGE } from '../../daemon/store/write-failure.js';
+import { useCleanups } from '../helpers/store.js';
 
-const cleanups: Array<() => Promise<unknown> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 const MiB = 1024 * 1024;
 /** The initial mapSize of daemon/store/db.ts. */

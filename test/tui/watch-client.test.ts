@@ -2,14 +2,13 @@
 // snapshot, live events, unary calls, start-up errors, and the two recovery
 // paths: resume after a restart (no flip lost, none twice) and a fresh
 // snapshot when the revision has left the log (OUT_OF_RANGE).
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newCheck } from '../../daemon/domain/check-input.js';
 import { api, freePort, startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { backoffDelay, WatchClient, type WatchUpdate } from '../../tui/watch-client.js';
 import { initialState, reducer, type TuiState } from '../../tui/state.js';
 import { grpc } from '../../tui/rpc.js';
 import type { WatchEventMsg } from '../../tui/wire.js';
+import { plantChecks } from '../helpers/store.js';
 
 const FAST = { initialMs: 50, maxMs: 300 };
 
@@ -127,14 +126,7 @@ describe('WatchClient against a real daemon', () => {
   it('hands the app a snapshot that came in parts as one, with every check', async () => {
     const big = await d.createProject({ name: 'big', checkLimit: 2000 });
     const store = d.daemon.store;
-    const uuids: string[] = [];
-    await store.transact(() => {
-      for (let i = 0; i < 1_100; i++) {
-        const c = newCheck({ uuid: randomUUID(), badgeKey: randomUUID(), projectId: big.id, createdAt: Date.now() + i });
-        store.insertCheckInTxn(c, Date.now());
-        uuids.push(c.uuid);
-      }
-    });
+    const uuids = (await plantChecks(store, big.id, 1_100, { createdAt: Date.now() })).map((c) => c.uuid);
     const rec = new Recorder(client(big.apiKey));
     await waitFor(() => rec.snapshots() === 1, 'the snapshot');
     const [snap] = rec.events;
