@@ -3,6 +3,9 @@
 // on the clock, flip highlights, sorting, filtering, selection and scrolling.
 // The reducer is pure: `now` always arrives in the action.
 import { checkIdOf, type CheckMsg, type FlipMsg, type ProjectMsg, type WatchEventMsg } from './wire.js';
+import { RowTable, type Counts, type TableDraft } from './row-table.js';
+
+export type { Counts };
 
 export type DisplayStatus = 'new' | 'up' | 'grace' | 'down' | 'paused';
 
@@ -27,6 +30,21 @@ export function localStatus(check: CheckMsg, now: number): DisplayStatus {
   if (now >= check.expected_ms + grace) return 'down';
   if (now >= check.expected_ms) return 'grace';
   return 'up';
+}
+
+/**
+ * The first instant after `at` at which localStatus may say something else:
+ * the thresholds it compares with (the end of a run's grace, the expected
+ * time, the end of grace) that still lie ahead; Infinity when none does.
+ */
+export function nextStatusChange(check: CheckMsg, at: number): number {
+  const grace = check.grace_s * SECOND;
+  const thresholds: number[] = [];
+  if (check.last_start_ms > 0) thresholds.push(check.last_start_ms + grace);
+  if (check.stored_status === 'up' && check.expected_ms) thresholds.push(check.expected_ms, check.expected_ms + grace);
+  let next = Infinity;
+  for (const t of thresholds) if (t > at && t < next) next = t;
+  return next;
 }
 
 /**
@@ -67,6 +85,8 @@ export interface Row {
   sortKey: string;
   /** Lower-cased name, slug and tags: what `/` matches. */
   haystack: string;
+  /** Server time at which the status may change by itself (nextStatusChange). */
+  due: number;
 }
 
 export function makeRow(check: CheckMsg, serverNow: number): Row {
@@ -79,6 +99,7 @@ export function makeRow(check: CheckMsg, serverNow: number): Row {
     rank: rankOf(status, check.started),
     sortKey: `${check.name.toLowerCase()}\u0000${id}`,
     haystack: [check.name, check.slug, ...check.tags].join(' ').toLowerCase(),
+    due: nextStatusChange(check, serverNow),
   };
 }
 
@@ -97,7 +118,7 @@ export interface ConnectionInfo {
 export interface TuiState {
   project: ProjectMsg | null;
   connection: ConnectionInfo;
-  rows: ReadonlyMap<string, Row>;
+  rows: RowTable<Row>;
   /** The last revision applied: where a resumed Watch continues. */
   revision: number;
   /** A snapshot has been applied; before that the table is "loading". */
@@ -121,7 +142,7 @@ export function initialState(now: number): TuiState {
   return {
     project: null,
     connection: { state: 'connecting', attempt: 0, retryAt: 0, error: null },
-    rows: new Map(),
+    rows: RowTable.of<Row>([], labelOf),
     revision: 0,
     synced: false,
     flashes: new Map(),
@@ -150,31 +171,44 @@ export function reducer(state: TuiState, action: Action): TuiState {
   }
 }
 
-/** Mutable working copies, made only when something actually changes so memoized views stay valid. */
+/**
+ * The working copies of one action: a draft of the rows and a copy of the
+ * flashes, each made only when something actually changes, so that an action
+ * that changes nothing leaves memoized views valid.
+ */
 class Draft {
-  rows: Map<string, Row> | null = null;
+  private table: RowTable<Row>;
+  private rows: TableDraft<Row> | null = null;
   flashes: Map<string, number> | null = null;
 
   constructor(
     private readonly base: TuiState,
     readonly now: number,
-  ) {}
+  ) {
+    this.table = base.rows;
+  }
 
-  get currentRows(): ReadonlyMap<string, Row> {
-    return this.rows ?? this.base.rows;
+  getRow(id: string): Row | undefined {
+    return this.rows ? this.rows.get(id) : this.table.get(id);
   }
 
   setRow(row: Row): void {
-    (this.rows ??= new Map(this.base.rows)).set(row.id, row);
+    (this.rows ??= this.table.draft()).set(row);
   }
 
   deleteRow(id: string): void {
-    if (!this.currentRows.has(id)) return;
-    (this.rows ??= new Map(this.base.rows)).delete(id);
+    if (this.getRow(id)) (this.rows ??= this.table.draft()).delete(id);
   }
 
-  replaceRows(rows: Map<string, Row>): void {
-    this.rows = rows;
+  /** A snapshot: every row replaced. */
+  replaceRows(rows: Iterable<Row>): void {
+    this.rows = null;
+    this.table = RowTable.of(rows, labelOf);
+  }
+
+  /** The rows after this action. */
+  result(): RowTable<Row> {
+    return this.rows ? this.rows.commit() : this.table;
   }
 
   flash(id: string): void {
@@ -194,12 +228,12 @@ function applyEvents(state: TuiState, events: WatchEventMsg[], now: number): Tui
     if (ev.type === 'EVENT_TYPE_SNAPSHOT') {
       // The server's clock at send time; latency is far below the one-second display resolution.
       offsetMs = ev.at_ms - now;
-      const fresh = new Map<string, Row>();
+      const fresh: Row[] = [];
       for (const c of ev.checks) {
         const row = makeRow(c, now + offsetMs);
-        fresh.set(row.id, row);
+        fresh.push(row);
         // A resync after OUT_OF_RANGE: whatever changed meanwhile is news.
-        const before = draft.currentRows.get(row.id);
+        const before = draft.getRow(row.id);
         if (synced && before && before.status !== row.status) draft.flash(row.id);
       }
       draft.replaceRows(fresh);
@@ -225,16 +259,17 @@ function applyEvents(state: TuiState, events: WatchEventMsg[], now: number): Tui
     const check = ev.checks[0];
     if (!check) continue;
     const row = makeRow(check, now + offsetMs);
-    const before = draft.currentRows.get(row.id);
+    const before = draft.getRow(row.id);
     draft.setRow(row);
     if (ev.type === 'EVENT_TYPE_FLIP' || (before && before.status !== row.status)) draft.flash(row.id);
   }
-  if (!draft.rows && !draft.flashes && revision === state.revision && synced === state.synced && offsetMs === state.offsetMs) {
+  const rows = draft.result();
+  if (rows === state.rows && !draft.flashes && revision === state.revision && synced === state.synced && offsetMs === state.offsetMs) {
     return state.now === now ? state : { ...state, now };
   }
   return {
     ...state,
-    rows: draft.rows ?? state.rows,
+    rows,
     flashes: draft.flashes ?? state.flashes,
     revision,
     synced,
@@ -251,27 +286,28 @@ function applyCheck(state: TuiState, check: CheckMsg, now: number): TuiState {
   if (!before) return state;
   draft.setRow(row);
   if (before.status !== row.status) draft.flash(row.id);
-  return { ...state, rows: draft.rows ?? state.rows, flashes: draft.flashes ?? state.flashes, now };
+  return { ...state, rows: draft.result(), flashes: draft.flashes ?? state.flashes, now };
 }
 
 /** The one-second clock: statuses move into grace and down, highlights expire. */
 function tick(state: TuiState, now: number): TuiState {
   const draft = new Draft(state, now);
   const at = serverNow(state, now);
-  for (const row of state.rows.values()) {
+  // Only the rows that reached a threshold are visited, not all of them.
+  state.rows.forEachDue(at, (row) => {
     const status = localStatus(row.check, at);
-    if (status === row.status) continue;
-    draft.setRow({ ...row, status, rank: rankOf(status, row.check.started) });
-    draft.flash(row.id);
-  }
+    draft.setRow({ ...row, status, rank: rankOf(status, row.check.started), due: nextStatusChange(row.check, at) });
+    if (status !== row.status) draft.flash(row.id);
+  });
   for (const [id, until] of draft.flashes ?? state.flashes) {
     if (until <= now) {
       draft.flashes ??= new Map(state.flashes);
       draft.flashes.delete(id);
     }
   }
-  if (!draft.rows && !draft.flashes && state.now === now) return state;
-  return { ...state, rows: draft.rows ?? state.rows, flashes: draft.flashes ?? state.flashes, now };
+  const rows = draft.result();
+  if (rows === state.rows && !draft.flashes && state.now === now) return state;
+  return { ...state, rows, flashes: draft.flashes ?? state.flashes, now };
 }
 
 export function isFlashing(state: Pick<TuiState, 'flashes'>, id: string, now: number): boolean {
@@ -282,14 +318,9 @@ export function isFlashing(state: Pick<TuiState, 'flashes'>, id: string, now: nu
 // ---------------------------------------------------------------------------
 // Views: sorting, filtering, counting
 
-function compareRows(a: Row, b: Row): number {
-  if (a.rank !== b.rank) return a.rank - b.rank;
-  return a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0;
-}
-
 /** Worst first (see rankOf), then by name: stable under updates that change nothing visible. */
-export function sortRows(rows: ReadonlyMap<string, Row>): Row[] {
-  return Array.from(rows.values()).sort(compareRows);
+export function sortRows(rows: RowTable<Row>): readonly Row[] {
+  return rows.sorted();
 }
 
 export type StatusFilter = 'all' | 'problems' | Label;
@@ -318,7 +349,7 @@ function statusMatches(row: Row, status: StatusFilter): boolean {
 }
 
 /** Keeps the order of `sorted`, so the caller memoizes the sort and the filter separately. */
-export function filterRows(sorted: Row[], f: Filter): Row[] {
+export function filterRows(sorted: readonly Row[], f: Filter): readonly Row[] {
   if (!isFiltered(f)) return sorted;
   const words = f.text.toLowerCase().split(/\s+/).filter(Boolean);
   return sorted.filter(
@@ -329,22 +360,13 @@ export function filterRows(sorted: Row[], f: Filter): Row[] {
   );
 }
 
-export type Counts = Record<Label, number> & { total: number };
-
 /** Checks per label; the labels partition the checks, so they add up to the total. */
-export function countRows(rows: ReadonlyMap<string, Row>): Counts {
-  const counts: Counts = { down: 0, grace: 0, running: 0, new: 0, up: 0, paused: 0, total: 0 };
-  for (const r of rows.values()) {
-    counts[labelOf(r)]++;
-    counts.total++;
-  }
-  return counts;
+export function countRows(rows: RowTable<Row>): Counts {
+  return rows.counts();
 }
 
-export function allTags(rows: ReadonlyMap<string, Row>): string[] {
-  const tags = new Set<string>();
-  for (const r of rows.values()) for (const t of r.check.tags) tags.add(t);
-  return [...tags].sort();
+export function allTags(rows: RowTable<Row>): string[] {
+  return rows.tags();
 }
 
 /** The next (or previous) element after `current`, wrapping; the first one when `current` is absent. */

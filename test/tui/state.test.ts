@@ -9,6 +9,7 @@ import {
   isFlashing,
   localStatus,
   moveSelection,
+  nextStatusChange,
   NO_FILTER,
   reducer,
   resolveIndex,
@@ -49,6 +50,36 @@ describe('localStatus', () => {
     expect(localStatus(fresh(), T0)).toBe('new');
     expect(localStatus(down(), T0)).toBe('down');
     expect(localStatus(paused(), T0)).toBe('paused');
+  });
+});
+
+describe('nextStatusChange', () => {
+  it('is the next threshold localStatus compares with: nothing changes before it', () => {
+    const cases = [
+      check({ expected_ms: T0, grace_s: 300 }),
+      check({ expected_ms: T0, grace_s: 300, started: true, last_start_ms: T0 - 200_000 }),
+      check({ expected_ms: T0 + 600_000, grace_s: 0, started: true, last_start_ms: T0 - 10_000 }),
+      down({ expected_ms: T0 }),
+      paused({ started: true, last_start_ms: T0 }),
+      fresh(),
+    ];
+    for (const c of cases) {
+      // From well before every threshold to well after: step to each next one.
+      let at = T0 - 3_600_000;
+      for (let steps = 0; steps < 5; steps++) {
+        const next = nextStatusChange(c, at);
+        const status = localStatus(c, at);
+        for (const t of [at + 1, (at + Math.min(next, at + 7_200_000)) / 2, Math.min(next, at + 7_200_000) - 1]) {
+          if (t < next) expect(localStatus(c, Math.floor(t))).toBe(status);
+        }
+        if (next === Infinity) break;
+        at = next;
+      }
+    }
+    expect(nextStatusChange(check({ expected_ms: T0, grace_s: 300 }), T0 - 1)).toBe(T0);
+    expect(nextStatusChange(check({ expected_ms: T0, grace_s: 300 }), T0)).toBe(T0 + 300_000);
+    expect(nextStatusChange(check({ expected_ms: T0, grace_s: 300 }), T0 + 300_000)).toBe(Infinity);
+    expect(nextStatusChange(fresh(), T0)).toBe(Infinity);
   });
 });
 
@@ -157,6 +188,25 @@ describe('reducer: the clock', () => {
     s = reducer(s, { type: 'tick', now: T0 + 1000 + FLASH_MS });
     expect(s.flashes.size).toBe(0);
     expect(isFlashing(s, c.uuid, T0 + 1000 + FLASH_MS)).toBe(false);
+  });
+
+  it('a run that outlives its grace turns down on the tick, and a ping moves the next threshold', () => {
+    const c = check({ expected_ms: T0 + 3_600_000, grace_s: 60, started: true, last_start_ms: T0 });
+    let s = load([c]);
+    s = reducer(s, { type: 'tick', now: T0 + 59_000 });
+    expect(s.rows.get(c.uuid)!.status).toBe('up');
+    // The run ends in time: its threshold is gone, the hourly one is next.
+    const done = { ...c, started: false, last_start_ms: 0, n_pings: 2 };
+    s = reducer(s, { type: 'events', events: [event('EVENT_TYPE_PING_RECEIVED', 11, done)], now: T0 + 59_500 });
+    s = reducer(s, { type: 'tick', now: T0 + 61_000 });
+    expect(s.rows.get(c.uuid)!.status).toBe('up');
+    s = reducer(s, { type: 'tick', now: T0 + 3_600_000 });
+    expect(s.rows.get(c.uuid)!.status).toBe('grace');
+    const again = check({ expected_ms: T0 + 3_600_000, grace_s: 60, started: true, last_start_ms: T0 });
+    let t = load([again]);
+    t = reducer(t, { type: 'tick', now: T0 + 60_000 });
+    expect(t.rows.get(again.uuid)!.status).toBe('down');
+    expect(isFlashing(t, again.uuid, T0 + 60_000)).toBe(true);
   });
 
   it('a tick that changes nothing keeps the rows, so the sort stays memoized', () => {
