@@ -9,7 +9,7 @@ vi.hoisted(() => {
 });
 
 import { render, cleanup } from 'ink-testing-library';
-import { App } from '../../tui/app.js';
+import { App, EVENT_FRAME_MS } from '../../tui/app.js';
 import { check, down, event, fresh, paused, T0 } from './fixtures.js';
 import { FakeBackend } from './fake-backend.js';
 import type { CheckMsg } from '../../tui/wire.js';
@@ -108,6 +108,27 @@ describe('main screen', () => {
     expect(t.lines()[1]).toContain('2 down');
     // Highlight: the status cell becomes a red block.
     expect(t.ui.lastFrame()).toMatch(/\x1b\[41m[^\n]*down/);
+  });
+
+  it('applies a stream of events a frame at a time, not one frame each, and loses none', async () => {
+    const checks = sample();
+    const t = start(checks);
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await wait(EVENT_FRAME_MS); // the snapshot's frame is behind us
+    const b = checks[0]!;
+    const framesBefore = t.ui.frames.length;
+    const began = performance.now();
+    // 60 pings of one check, one every 5 ms: a frame for each would be 60 frames.
+    for (let n = 2; n <= 61; n++) {
+      t.backend.emit(event('EVENT_TYPE_PING_RECEIVED', 10 + n, { ...b, n_pings: n, last_ping_ms: T0 - 61_000 + n * 1000 }));
+      await wait(5);
+    }
+    const elapsed = performance.now() - began;
+    await wait(2 * EVENT_FRAME_MS);
+    // At most one batch per frame interval (plus the first, at once, and the last).
+    expect(t.ui.frames.length - framesBefore).toBeLessThanOrEqual(Math.ceil(elapsed / EVENT_FRAME_MS) + 2);
+    // The last ping is what the table shows: at T0, "just now" (the first was a minute ago).
+    expect(t.line('backup-db')).toMatch(/up\s+backup-db\s.*just now/);
   });
 
   it('recomputes status on the clock: up turns grace, then down, with no server event', async () => {
