@@ -1,9 +1,8 @@
-#!/usr/bin/env node
 // `checktop`: a live terminal view of one checkd project, over gRPC only.
 // Start-up problems (no key, no terminal, daemon unreachable, key refused) are
 // a message on stderr and exit code 2; once running, link trouble is shown in
-// the header and repaired by reconnecting.
-import './tty-env.js'; // first: before Ink reads the environment
+// the header and repaired by reconnecting. Loaded by cli.ts once the
+// environment is settled.
 import { Command, CommanderError, Option } from 'commander';
 import { render } from 'ink';
 import { App } from './app.js';
