@@ -13,7 +13,6 @@ import {
   allTags,
   countRows,
   cycle,
-  filterRows,
   initialState,
   isFiltered,
   isFlashing,
@@ -24,7 +23,7 @@ import {
   scrollTop,
   selectIndex,
   serverNow,
-  sortRows,
+  visibleRows,
   STATUS_FILTERS,
   tagCycle,
   type Filter,
@@ -162,8 +161,7 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
     return () => clearInterval(timer);
   }, [tickMs]);
 
-  const sorted = useMemo(() => sortRows(state.rows), [state.rows]);
-  const visible = useMemo(() => filterRows(sorted, filter), [sorted, filter]);
+  const visible = useMemo(() => visibleRows(state.rows, filter), [state.rows, filter]);
   const counts = useMemo(() => countRows(state.rows), [state.rows]);
   const tags = useMemo(() => allTags(state.rows), [state.rows]);
 

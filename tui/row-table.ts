@@ -70,9 +70,25 @@ interface Change<R extends TableRow> {
   added: R[];
 }
 
+/** A filtered view of a table's order: the rows a filter named `key` keeps. */
+interface View<R extends TableRow> {
+  key: string;
+  rows: readonly R[];
+}
+
+/** What a table needs to derive its view from the older table's: that view and the edit between them. */
+interface ViewChange<R extends TableRow> {
+  view: View<R>;
+  removed: R[];
+  added: R[];
+}
+
 export class RowTable<R extends TableRow> {
   private sortedCache: R[] | null = null;
   private tagsCache: string[] | null = null;
+  private viewCache: View<R> | null = null;
+  /** The older table's view and the edit since, until this table's view is computed. */
+  private viewChange: ViewChange<R> | null = null;
 
   private constructor(
     private readonly buckets: ReadonlyArray<ReadonlyMap<string, R>>,
@@ -159,6 +175,23 @@ export class RowTable<R extends TableRow> {
     return this.sortedCache;
   }
 
+  /**
+   * The rows of sorted() that `match` keeps, `key` naming the filter (the
+   * same key, the same predicate). Derived from the older table's view under
+   * the same key by the edit between them when there is one: on a project of
+   * 100,000 checks a filter costs 20-40 ms to apply from scratch.
+   */
+  view(key: string, match: (row: R) => boolean): readonly R[] {
+    if (this.viewCache?.key === key) return this.viewCache.rows;
+    const change = this.viewChange;
+    this.viewChange = null;
+    const rows =
+      (change?.view.key === key && mergeChange(change.view.rows, change.removed.filter(match), change.added.filter(match))) ||
+      this.sorted().filter(match);
+    this.viewCache = { key, rows };
+    return rows;
+  }
+
   /** A copy-on-write draft of this table: change it, then `commit` it into a new table. */
   draft(): TableDraft<R> {
     return new TableDraft(this.buckets, (edit) => this.derive(edit));
@@ -187,6 +220,7 @@ export class RowTable<R extends TableRow> {
       due,
     );
     if (!tags) table.tagsCache = this.tagsCache;
+    if (this.viewCache) table.viewChange = { view: this.viewCache, removed, added };
     return table;
   }
 }

@@ -348,16 +348,23 @@ function statusMatches(row: Row, status: StatusFilter): boolean {
   return labelOf(row) === status;
 }
 
-/** Keeps the order of `sorted`, so the caller memoizes the sort and the filter separately. */
-export function filterRows(sorted: readonly Row[], f: Filter): readonly Row[] {
-  if (!isFiltered(f)) return sorted;
+/** Does `row` pass filter `f`? */
+function matcher(f: Filter): (row: Row) => boolean {
   const words = f.text.toLowerCase().split(/\s+/).filter(Boolean);
-  return sorted.filter(
-    (r) =>
-      statusMatches(r, f.status) &&
-      (f.tag === null || r.check.tags.includes(f.tag)) &&
-      words.every((w) => r.haystack.includes(w)),
-  );
+  return (r) =>
+    statusMatches(r, f.status) && (f.tag === null || r.check.tags.includes(f.tag)) && words.every((w) => r.haystack.includes(w));
+}
+
+/** The rows of `sorted` that pass `f`, in its order, computed from scratch. */
+export function filterRows(sorted: readonly Row[], f: Filter): readonly Row[] {
+  return isFiltered(f) ? sorted.filter(matcher(f)) : sorted;
+}
+
+/** What the table shows: the rows that pass `f`, worst first; kept up to date through edits (RowTable.view). */
+export function visibleRows(rows: RowTable<Row>, f: Filter): readonly Row[] {
+  if (!isFiltered(f)) return rows.sorted();
+  const words = f.text.toLowerCase().split(/\s+/).filter(Boolean);
+  return rows.view(JSON.stringify([words, f.tag, f.status]), matcher(f));
 }
 
 /** Checks per label; the labels partition the checks, so they add up to the total. */

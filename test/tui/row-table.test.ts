@@ -66,7 +66,26 @@ describe('RowTable', () => {
       }
       table = draft.commit();
       expectConsistent(table);
+      // A filter applied every step (derived through the edit), and now and then another.
+      const worse = (r: TestRow) => r.rank < 2;
+      expect(table.view('worse', worse)).toEqual(table.sorted().filter(worse));
+      if (batch === 31) expect(table.view('tagged', (r) => r.check.tags.length > 0)).toEqual(table.sorted().filter((r) => r.check.tags.length > 0));
     }
+  });
+
+  it('derives a filtered view from the older one only under the same key', () => {
+    const table = tableOf([row('a', 'alpha', 0), row('b', 'beta', 4), row('c', 'gamma', 0)]);
+    const down = (r: TestRow) => r.rank === 0;
+    expect(table.view('down', down).map((r) => r.id)).toEqual(['a', 'c']);
+    const draft = table.draft();
+    draft.set(row('b', 'beta', 0));
+    draft.set(row('a', 'alpha', 4));
+    const next = draft.commit();
+    expect(next.view('down', down).map((r) => r.id)).toEqual(['b', 'c']);
+    expect(next.view('down', down)).toBe(next.view('down', down));
+    // Another key: computed afresh, not merged into the old 'down' rows.
+    expect(next.view('up', (r) => r.rank === 4).map((r) => r.id)).toEqual(['a']);
+    expect(table.view('down', down).map((r) => r.id)).toEqual(['a', 'c']);
   });
 
   it('returns the same table when an edit changes nothing', () => {

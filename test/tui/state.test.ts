@@ -17,6 +17,7 @@ import {
   sortRows,
   tagCycle,
   timeline,
+  visibleRows,
   labelOf,
   type TuiState,
 } from '../../tui/state.js';
@@ -250,6 +251,22 @@ describe('views', () => {
     expect(n({ status: 'running' })).toEqual(['run']);
     expect(n({ status: 'up', text: 'alpha' })).toEqual(['Alpha up']);
     expect(allTags(load(all).rows)).toEqual(['db', 'prod']);
+  });
+
+  it('the visible rows follow events under a filter as a fresh filter of the sorted rows would', () => {
+    let s = load(all);
+    const filters = [
+      { text: 'a', tag: null, status: 'all' as const },
+      { text: '', tag: 'prod', status: 'problems' as const },
+      { text: 'be do', tag: null, status: 'all' as const },
+    ];
+    for (const f of filters) expect(visibleRows(s.rows, f)).toEqual(filterRows(sortRows(s.rows), f));
+    for (let i = 0; i < 4; i++) {
+      const c = all[i]!;
+      const changed = i % 2 === 0 ? { ...c, stored_status: 'down', expected_ms: 0, tags: [...c.tags, 'prod'] } : { ...c, name: `${c.name} alpha` };
+      s = reducer(s, { type: 'events', events: [event('EVENT_TYPE_CHECK_UPDATED', 20 + i, changed)], now: T0 });
+      for (const f of filters) expect(visibleRows(s.rows, f)).toEqual(filterRows(sortRows(s.rows), f));
+    }
   });
 
   it('cycles filters with wrap-around', () => {
