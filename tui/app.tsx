@@ -120,12 +120,13 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
   // The first event after a quiet frame is applied on the next turn.
   useEffect(() => {
     let queue: WatchEventMsg[] = [];
-    let timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+    // Each kind cleared by its own function: clearImmediate given a Timeout
+    // would miscount Node's pending immediates.
+    let timer: { kind: 'timeout'; handle: NodeJS.Timeout } | { kind: 'immediate'; handle: NodeJS.Immediate } | null = null;
     let lastFlush = -Infinity;
     const cancel = () => {
-      if (timer === null) return;
-      clearTimeout(timer as NodeJS.Timeout);
-      clearImmediate(timer as NodeJS.Immediate);
+      if (timer?.kind === 'timeout') clearTimeout(timer.handle);
+      else if (timer?.kind === 'immediate') clearImmediate(timer.handle);
       timer = null;
     };
     const flush = () => {
@@ -141,7 +142,7 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
         queue.push(update.event);
         if (timer === null) {
           const wait = lastFlush + EVENT_FRAME_MS - performance.now();
-          timer = wait > 0 ? setTimeout(flush, wait) : setImmediate(flush);
+          timer = wait > 0 ? { kind: 'timeout', handle: setTimeout(flush, wait) } : { kind: 'immediate', handle: setImmediate(flush) };
         }
         return;
       }
