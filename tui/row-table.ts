@@ -199,6 +199,13 @@ export class RowTable<R extends TableRow> {
 
   private derive({ buckets, touched, removed, added }: Edit<R>): RowTable<R> {
     if (removed.length === 0 && added.length === 0) return this;
+    const size = this.size - removed.length + added.length;
+    // A table that grew by events alone (a project filling up after its
+    // snapshot) is spread over more buckets once they hold four times their
+    // share: from scratch, once in a while.
+    if (size > buckets.length * ROWS_PER_BUCKET * 4 && buckets.length < MAX_BUCKETS) {
+      return RowTable.of(buckets.flatMap((bucket) => [...bucket.values()]), this.labelOf);
+    }
     const due = this.bucketDue.slice();
     for (const b of touched) due[b] = earliestDue(buckets[b]!);
     const counts = { ...this.labelCounts };
@@ -211,7 +218,7 @@ export class RowTable<R extends TableRow> {
     const change = chain <= MAX_CHAIN ? { from: this, removed, added } : null;
     const table = new RowTable(
       buckets,
-      this.size - removed.length + added.length,
+      size,
       this.labelOf,
       counts,
       tags ?? this.tagCounts,

@@ -178,6 +178,21 @@ describe('RowTable', () => {
     expect(dueAt(table, 9000)).toEqual(['a', 'b']);
   });
 
+  it('stays consistent while it grows from empty by small edits (its buckets spread out on the way)', () => {
+    let table = tableOf([]);
+    for (let i = 0; i < 12_000; i += 40) {
+      const draft = table.draft();
+      for (let j = i; j < i + 40; j++) draft.set(row(`id${j}`, `job ${(j * 7919) % 12_000}`, j % 6, j % 9 === 0 ? ['x'] : [], j % 5 === 0 ? 1000 + j : Infinity));
+      table.sorted();
+      table.view('down', (r) => r.rank === 0);
+      table = draft.commit();
+    }
+    expectConsistent(table);
+    expect(table.size).toBe(12_000);
+    expect(Array.from({ length: 12_000 }, (_, j) => table.get(`id${j}`)?.id)).toEqual(Array.from({ length: 12_000 }, (_, j) => `id${j}`));
+    expect(table.view('down', (r) => r.rank === 0)).toEqual(table.sorted().filter((r) => r.rank === 0));
+  });
+
   it('counts a row given twice once, the last one winning', () => {
     const table = tableOf([row('a', 'alpha', 4), row('a', 'alpha', 0)]);
     expect(table.size).toBe(1);
