@@ -347,7 +347,7 @@ function derivedOrder<R extends TableRow>(change: Change<R>, size: number): R[] 
  * removed and taking in the added, with only O(k log n) comparisons of rows.
  * Null if the old order lacks a removed row (a bug elsewhere: sort afresh).
  */
-function mergeChange<R extends TableRow>(old: readonly R[], removed: R[], added: R[]): R[] | null {
+function mergeChange<R extends TableRow>(old: readonly R[], removed: readonly R[], unsortedAdded: readonly R[]): R[] | null {
   const skip: number[] = [];
   for (const row of removed) {
     const i = lowerBound(old, row);
@@ -355,7 +355,8 @@ function mergeChange<R extends TableRow>(old: readonly R[], removed: R[], added:
     skip.push(i);
   }
   skip.sort((x, y) => x - y);
-  added.sort(compareRows);
+  // A sorted copy: the edit's own list is shared with the view's derivation.
+  const added = [...unsortedAdded].sort(compareRows);
   // Where each added row goes, in the old order's positions.
   const put = added.map((row) => lowerBound(old, row));
   const out: R[] = [];

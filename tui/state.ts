@@ -348,9 +348,13 @@ function statusMatches(row: Row, status: StatusFilter): boolean {
   return labelOf(row) === status;
 }
 
-/** Does `row` pass filter `f`? */
-function matcher(f: Filter): (row: Row) => boolean {
-  const words = f.text.toLowerCase().split(/\s+/).filter(Boolean);
+/** The words of a filter's text, each of which a row must contain. */
+function wordsOf(f: Filter): string[] {
+  return f.text.toLowerCase().split(/\s+/).filter(Boolean);
+}
+
+/** Does `row` pass filter `f` (whose words are `words`)? */
+function matcher(f: Filter, words = wordsOf(f)): (row: Row) => boolean {
   return (r) =>
     statusMatches(r, f.status) && (f.tag === null || r.check.tags.includes(f.tag)) && words.every((w) => r.haystack.includes(w));
 }
@@ -363,8 +367,8 @@ export function filterRows(sorted: readonly Row[], f: Filter): readonly Row[] {
 /** What the table shows: the rows that pass `f`, worst first; kept up to date through edits (RowTable.view). */
 export function visibleRows(rows: RowTable<Row>, f: Filter): readonly Row[] {
   if (!isFiltered(f)) return rows.sorted();
-  const words = f.text.toLowerCase().split(/\s+/).filter(Boolean);
-  return rows.view(JSON.stringify([words, f.tag, f.status]), matcher(f));
+  const words = wordsOf(f);
+  return rows.view(JSON.stringify([words, f.tag, f.status]), matcher(f, words));
 }
 
 /** Checks per label; the labels partition the checks, so they add up to the total. */

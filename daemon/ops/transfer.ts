@@ -170,6 +170,9 @@ function fromJson<R>(obj: Record<string, unknown>, fields: Record<string, FieldR
 /** Checks read at a time while exporting: the document is written as it is read. */
 const EXPORT_PAGE = 1000;
 
+/** Characters of the document gathered before they are written out. */
+const EXPORT_CHUNK = 1 << 20;
+
 /** `value` as JSON.stringify(value, null, 2) writes it at nesting `level`. */
 function jsonAt(value: Json, level: number): string {
   return JSON.stringify(value, null, 2).replaceAll('\n', '\n' + '  '.repeat(level));
@@ -263,6 +266,14 @@ function chunked(size: number, out: (text: string) => void): { write(text: strin
   };
 }
 
+/** The whole export through `out`, in pieces of about EXPORT_CHUNK characters. */
+function exportThrough(store: Store, out: (text: string) => void): { projects: number; checks: number } {
+  const pieces = chunked(EXPORT_CHUNK, out);
+  const counts = writeExport(store, pieces.write);
+  pieces.end();
+  return counts;
+}
+
 /**
  * Export into `path` atomically (a temp file beside it, fsync, rename),
  * readable by the owner only. Returns the bytes written.
@@ -274,13 +285,11 @@ function exportToFile(store: Store, path: string): { projects: number; checks: n
     fd = openSync(tmp, 'w', 0o600);
     let bytes = 0;
     const file = fd;
-    const out = chunked(1 << 20, (text) => {
+    const counts = exportThrough(store, (text) => {
       const buf = Buffer.from(text);
       writeSync(file, buf, 0, buf.length);
       bytes += buf.length;
     });
-    const counts = writeExport(store, out.write);
-    out.end();
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
@@ -305,9 +314,7 @@ export async function exportData(
   try {
     if (opts.out === undefined || opts.out === '-') {
       // Writes to a pipe or a file are synchronous on Linux: pieces do not pile up.
-      const out = chunked(1 << 20, write);
-      writeExport(store, out.write);
-      out.end();
+      exportThrough(store, write);
       return;
     }
     const done = exportToFile(store, opts.out);
