@@ -13,6 +13,7 @@
 import { allTags, countRows, filterRows, initialState, labelOf, localStatus, reducer, sortRows, visibleRows, type Row, type TuiState } from '../tui/state.js';
 import { RowTable } from '../tui/row-table.js';
 import type { CheckMsg, WatchEventMsg } from '../tui/wire.js';
+import { check as wireCheck } from '../test/tui/fixtures.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const BATCHES = [1, 10, 100, 1000];
@@ -28,31 +29,19 @@ function expectedAt(i: number): number {
   return i % 100 === 0 ? now + 1000 * (1 + ((i / 100) % 20)) : now + 3_540_000;
 }
 
+/** An hourly check, up, pinged a minute ago (the wire shape checktop's tests use too). */
 function check(i: number, nPings: number): CheckMsg {
-  return {
+  return wireCheck({
     uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
     unique_key: '',
     name: `job-${Math.floor(random() * ROWS)}`,
-    slug: '',
     tags: ['prod', `team-${i % 40}`],
-    desc: '',
-    status: 'up',
-    stored_status: 'up',
-    started: false,
     last_ping_ms: now - 60_000,
     next_ping_ms: expectedAt(i),
     expected_ms: expectedAt(i),
-    last_start_ms: 0,
-    last_duration_ms: 0,
     n_pings: nPings,
-    kind: 'CHECK_KIND_SIMPLE',
-    timeout_s: 3600,
-    grace_s: 300,
-    schedule: '',
-    tz: 'UTC',
-    manual_resume: false,
     created_ms: now - 86_400_000,
-  };
+  });
 }
 
 const checks = Array.from({ length: ROWS }, (_, i) => check(i, 1));

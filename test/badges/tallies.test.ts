@@ -9,18 +9,15 @@ import { aggregateBadgeStatus, type BadgeTally } from '../../daemon/domain/badge
 import { displayStatus } from '../../daemon/domain/status.js';
 import { Store } from '../../daemon/store/store.js';
 import type { CheckRecord, StoredStatus } from '../../daemon/domain/types.js';
-import { api, ManualClock, startInProcess, tempDir, type InProcessDaemon } from '../helpers/daemon.js';
+import { api, ManualClock, startInProcess, type InProcessDaemon } from '../helpers/daemon.js';
 import { badgeMap, local } from './support.js';
-import { plantChecks, useCleanups } from '../helpers/store.js';
+import { openTempStore, plantChecks, useCleanups } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const cleanups = useCleanups();
 
 async function openStore() {
-  const dir = tempDir('checkd-tallies-');
-  cleanups.push(() => dir.cleanup());
-  const store = Store.open(dir.path);
-  cleanups.push(() => store.close());
+  const { store } = openTempStore(cleanups, 'checkd-tallies-');
   const project = async (name: string) => (await store.createProject({ name, checkLimit: 10_000, pingLogLimit: 10 }, T0)).project;
   return { store, project };
 }

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { afterEach } from 'vitest';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import type { CheckRecord } from '../../daemon/domain/types.js';
-import type { Store } from '../../daemon/store/store.js';
+import { Store } from '../../daemon/store/store.js';
+import { tempDir } from './daemon.js';
 
 export type Cleanups = Array<() => Promise<unknown> | void>;
 
@@ -16,6 +17,15 @@ export function useCleanups(): Cleanups {
     while (cleanups.length) await cleanups.pop()!();
   });
   return cleanups;
+}
+
+/** A Store on a fresh temp data dir, closed and removed after the test by `cleanups`. */
+export function openTempStore(cleanups: Cleanups, prefix: string): { dir: { path: string }; store: Store } {
+  const dir = tempDir(prefix);
+  cleanups.push(() => dir.cleanup());
+  const store = Store.open(dir.path);
+  cleanups.push(() => store.close());
+  return { dir, store };
 }
 
 /**

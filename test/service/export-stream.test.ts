@@ -5,20 +5,14 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeExport } from '../../daemon/ops/transfer.js';
-import { Store } from '../../daemon/store/store.js';
-import { runCli, tempDir } from '../helpers/daemon.js';
-import { plantChecks, useCleanups } from '../helpers/store.js';
+import type { Store } from '../../daemon/store/store.js';
+import { runCli } from '../helpers/daemon.js';
+import { openTempStore, plantChecks, useCleanups } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 const cleanups = useCleanups();
 
-async function openStore() {
-  const dir = tempDir('checkd-export-');
-  cleanups.push(() => dir.cleanup());
-  const store = Store.open(dir.path);
-  cleanups.push(() => store.close());
-  return { dir, store };
-}
+const openStore = () => openTempStore(cleanups, 'checkd-export-');
 
 function exportText(store: Store): { text: string; pieces: number; counts: { projects: number; checks: number } } {
   const pieces: string[] = [];
