@@ -1,6 +1,9 @@
 // Follows the event log from a revision and hands new events to subscribers.
 // Writes made by this process nudge it at once; writes by other processes
-// (admin commands) are picked up by a short poll.
+// (admin commands) are picked up by a short poll. The events this process
+// commits are handed over in memory (Store.onCommitted) and delivered from
+// there: under load, reading back and decoding every ping's event (it holds the
+// whole check) cost the thread that answers pings several percent of its time.
 import { readEventsAfter, type StoredEvent } from './store/events.js';
 import type { Store } from './store/store.js';
 import type { Logger } from './log.js';
@@ -13,6 +16,8 @@ export class EventTail {
   private timer: NodeJS.Timeout | null = null;
   private scheduled = false;
   private stopped = false;
+  /** Events this process committed and the tail has not delivered yet, by revision. */
+  private readonly committed = new Map<number, StoredEvent>();
 
   constructor(
     private readonly store: Store,
@@ -20,6 +25,10 @@ export class EventTail {
     private readonly pollMs = 250,
   ) {
     this.cursor = store.revision();
+    store.onCommitted = (events) => {
+      if (this.stopped) return;
+      for (const e of events) if (e.rev > this.cursor) this.committed.set(e.rev, e);
+    };
   }
 
   get revision(): number {
@@ -39,6 +48,7 @@ export class EventTail {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    this.committed.clear();
   }
 
   /** Called after a local commit: drain on the next tick, coalescing bursts. */
@@ -54,15 +64,17 @@ export class EventTail {
   drain(): void {
     if (this.stopped) return;
     for (;;) {
-      let batch: StoredEvent[];
+      let batch = this.takeCommitted(1000);
       try {
-        batch = readEventsAfter(this.store.db, this.cursor, 1000);
+        // Read from the log only up to the next event held in memory.
+        if (batch.length === 0) batch = readEventsAfter(this.store.db, this.cursor, Math.max(1, Math.min(1000, this.nextCommitted() - this.cursor - 1)));
       } catch (err) {
         this.logger.error({ err }, 'reading the event log failed');
         return;
       }
       if (batch.length === 0) return;
       this.cursor = batch[batch.length - 1]!.rev;
+      this.forgetCommittedUpTo(this.cursor);
       for (const fn of this.subscribers) {
         try {
           fn(batch);
@@ -70,7 +82,33 @@ export class EventTail {
           this.logger.error({ err }, 'event subscriber failed');
         }
       }
-      if (batch.length < 1000) return;
+      if (batch.length < 1000 && this.committed.size === 0) return;
     }
+  }
+
+  /**
+   * The events just after the cursor that are known in memory, in order, up to
+   * `limit`. Empty when the next one is not (another process wrote it, or it
+   * was committed before the tail heard of it): the log has it.
+   */
+  private takeCommitted(limit: number): StoredEvent[] {
+    const out: StoredEvent[] = [];
+    for (let rev = this.cursor + 1; out.length < limit; rev++) {
+      const e = this.committed.get(rev);
+      if (e === undefined) break;
+      out.push(e);
+    }
+    return out;
+  }
+
+  /** The lowest revision held in memory (Infinity when none). */
+  private nextCommitted(): number {
+    let lowest = Infinity;
+    for (const rev of this.committed.keys()) if (rev < lowest) lowest = rev;
+    return lowest;
+  }
+
+  private forgetCommittedUpTo(rev: number): void {
+    for (const key of this.committed.keys()) if (key <= rev) this.committed.delete(key);
   }
 }

@@ -215,6 +215,7 @@ export function newCheck(fields: { uuid: string; badgeKey: string; projectId: st
     alertAfter: null,
     nPings: 0,
     channels: [],
+    everStarted: false,
   };
 }
 

@@ -118,10 +118,13 @@ export function effectiveKind(check: CheckRecord, kind: PingKind): PingKind {
 export function applySignal(check: CheckRecord, signal: Signal): SignalResult {
   const kind = effectiveKind(check, signal.kind);
   const { rid, now } = signal;
-  const next: CheckRecord = { ...check, channels: [...check.channels], nPings: check.nPings + 1 };
+  // The channel list is shared, not copied: no record is changed in place once
+  // made, and this runs for every ping.
+  const next: CheckRecord = { ...check, nPings: check.nPings + 1 };
   let flip: FlipRecord | null = null;
 
   if (kind === 'start') {
+    next.everStarted = true;
     // A second start overwrites the first: only the most recent run is timed.
     next.lastStart = now;
     next.lastStartRid = rid;

@@ -50,6 +50,12 @@ export interface CheckRecord {
   nPings: number;
   /** Assigned channel ids. */
   channels: string[];
+  /**
+   * False while no start ping was ever recorded for the check: a success or
+   * fail then has no run to time, and its duration needs no look back at the
+   * ping log. Absent on records stored before it existed, which counts as true.
+   */
+  everStarted?: boolean;
 }
 
 export type PingKind = 'success' | 'start' | 'fail' | 'log' | 'ign';

@@ -88,8 +88,9 @@ const PING_KEY_RE = /^[-a-zA-Z0-9_]{1,64}$/;
 const SHA256_RE = /^[0-9a-f]{64}$/;
 
 // Keyed by the record's own field names, so that a field added to a record
-// type is a compile error here until export and import handle it.
-const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId'>, FieldRule> = {
+// type is a compile error here until export and import handle it. everStarted
+// is about the ping log, which is not exported: an imported check has none.
+const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId' | 'everStarted'>, FieldRule> = {
   uuid: { json: 'uuid', check: uuid },
   badgeKey: { json: 'badge_key', check: uuid },
   createdAt: { json: 'created_at', check: rules.int(0) },
@@ -455,7 +456,7 @@ export function validateExport(doc: unknown): ParsedExport {
     (raw.checks as unknown[]).forEach((c, j) => {
       const cp = `${pp}.checks[${j}]`;
       if (!checkObject(c, cp, CHECK_FIELDS, [], problems)) return;
-      const check = fromJson<CheckRecord>(c, CHECK_FIELDS, { projectId: project.id });
+      const check = fromJson<CheckRecord>(c, CHECK_FIELDS, { projectId: project.id, everStarted: false });
       if (check.kind !== 'simple' && (!isValidSchedule(check.schedule, check.tz) || detectScheduleKind(check.schedule) !== check.kind)) {
         problems.add(`${cp}.schedule`, `not a valid schedule for a ${check.kind} check`);
       }

@@ -32,10 +32,22 @@ function parseSuffix(s: string | undefined): Suffix {
   return null;
 }
 
+/** The Expires value (now, to the second), made once a second rather than once a ping. */
+const expires = { second: -1, text: '' };
+function expiresNow(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== expires.second) {
+    expires.second = second;
+    expires.text = new Date(now).toUTCString();
+  }
+  return expires.text;
+}
+
 function neverCache(reply: FastifyReply): FastifyReply {
   return reply
     .header('Cache-Control', 'max-age=0, no-cache, no-store, must-revalidate, private')
-    .header('Expires', new Date().toUTCString())
+    .header('Expires', expiresNow())
     .header('Access-Control-Allow-Origin', '*')
     .type('text/plain; charset=utf-8');
 }
@@ -43,16 +55,27 @@ function neverCache(reply: FastifyReply): FastifyReply {
 const EMPTY = Buffer.alloc(0);
 
 /**
- * The request body. Fastify parses none for GET and HEAD, but a ping stores the
- * body of every method (ping-protocol §10.1), so those are read here; at most
- * `keep` bytes are kept, the rest is drained. Null when it exceeds the cap.
+ * The request body when it needs no reading: parsed by Fastify, or none sent.
+ * Undefined when it must be read (readBody). Most pings end here, without the
+ * cost of an async read.
  */
-async function requestBody(req: FastifyRequest, keep: number): Promise<Buffer | null> {
+function bodyAtHand(req: FastifyRequest): Buffer | undefined {
   if (Buffer.isBuffer(req.body)) return req.body;
   if (req.method !== 'GET' && req.method !== 'HEAD') return EMPTY;
   const length = req.headers['content-length'];
   if (length === undefined && req.headers['transfer-encoding'] === undefined) return EMPTY;
   if (length !== undefined && (Number(length) || 0) === 0) return EMPTY;
+  return undefined;
+}
+
+/**
+ * The body of a GET or HEAD that has one. Fastify parses none for those, but a
+ * ping stores the body of every method (ping-protocol §10.1), so it is read
+ * here; at most `keep` bytes are kept, the rest is drained. Null when it
+ * exceeds the cap.
+ */
+async function readBody(req: FastifyRequest, keep: number): Promise<Buffer | null> {
+  const length = req.headers['content-length'];
   if (Number(length) > PING_REQUEST_CAP) return null;
   const chunks: Buffer[] = [];
   let seen = 0;
@@ -90,8 +113,9 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     return RID_RE.test(rid) ? rid.toLowerCase() : false;
   };
 
+  const bodyLimitHeader = String(opts.pingBodyLimit);
   const accepted = (reply: FastifyReply, created = false) => {
-    neverCache(reply).header('Ping-Body-Limit', String(opts.pingBodyLimit));
+    neverCache(reply).header('Ping-Body-Limit', bodyLimitHeader);
     return created ? reply.code(201).send('Created') : reply.code(200).send('OK');
   };
 
@@ -104,7 +128,7 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
       if (!opts.pings.exists(uuid)) return neverCache(reply).code(404).send('not found');
       return neverCache(reply).code(400).send(suffix === 'bad-exit' ? 'invalid url format' : 'invalid uuid format');
     }
-    const body = await requestBody(req, opts.pingBodyLimit);
+    const body = bodyAtHand(req) ?? (await readBody(req, opts.pingBodyLimit));
     if (body === null) return neverCache(reply).code(413).send('request body too large');
     const result = await opts.pings.record(uuid, suffix.kind, suffix.exitStatus, facts(req, body, rid));
     if (result === 'missing') return neverCache(reply).code(404).send('not found');
@@ -127,7 +151,7 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     if (suffix === 'bad-exit') return neverCache(reply).code(400).send('invalid url format');
     const rid = ridOf(req);
     if (rid === false) return neverCache(reply).code(400).send('invalid uuid format');
-    const body = await requestBody(req, opts.pingBodyLimit);
+    const body = bodyAtHand(req) ?? (await readBody(req, opts.pingBodyLimit));
     if (body === null) return neverCache(reply).code(413).send('request body too large');
     const result = await opts.pings.record(found.uuid, suffix.kind, suffix.exitStatus, facts(req, body, rid));
     if (result === 'missing') return neverCache(reply).code(404).send('not found');

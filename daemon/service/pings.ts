@@ -51,8 +51,10 @@ export class PingService {
       if (!classified.ok) throw new RangeError(`exit status ${exitStatus} is out of range`);
       const kind = classified.kind;
       const n = check.nPings + 1;
-      // Read lazily: the walk usually stops at the first earlier ping.
-      const earlier = kind === 'success' || kind === 'fail' ? this.store.earlierPings(uuid, n, DURATION_LOOKBACK) : [];
+      // Read lazily: the walk usually stops at the first earlier ping. A check
+      // that never started a run has no start to find.
+      const timed = (kind === 'success' || kind === 'fail') && check.everStarted !== false;
+      const earlier = timed ? this.store.earlierPings(uuid, n, DURATION_LOOKBACK) : [];
       const ping: PingRecord = {
         n,
         date: now,

@@ -43,12 +43,18 @@ export const EVENT_RETENTION = { maxEvents: 200_000, maxAgeMs: 7 * 24 * 3600 * 1
 /**
  * Append an event. Must be called inside a write transaction: the revision
  * counter is read and bumped in the same transaction, so revisions are gap-free
- * and ordered even when several processes write.
+ * and ordered even when several processes write. The event object itself
+ * becomes the stored event (it is given its rev: callers hand over a fresh
+ * one, and a copy per ping showed in the GC's work); it is also pushed to
+ * `appended`, if given.
  */
-export function appendEvent(db: Db, event: Omit<StoredEvent, 'rev'>): number {
+export function appendEvent(db: Db, event: Omit<StoredEvent, 'rev'>, appended?: StoredEvent[]): number {
   const rev = ((db.meta.get('rev') as number | undefined) ?? 0) + 1;
+  const stored = event as StoredEvent;
+  stored.rev = rev;
   db.meta.put('rev', rev);
-  db.events.put(rev, { ...event, rev });
+  db.events.put(rev, stored);
+  appended?.push(stored);
   return rev;
 }
 

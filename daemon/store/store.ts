@@ -37,9 +37,20 @@ export interface AuthResult {
  */
 const CHECK_CHUNK = 2000;
 
+/** Told of the events a transaction of this process appended, once it is committed. */
+export type CommittedEvents = (events: StoredEvent[]) => void;
+
 export class Store {
   private readonly pending = new PendingPings();
   private readonly journaled = (rev: number, uuid: string): boolean => isJournaled(this.db, rev, uuid);
+  /** Where appends of the transaction callback running now go (null outside one). */
+  private appended: StoredEvent[] | null = null;
+  /**
+   * Set by the daemon's event tail, so that it need not read back and decode
+   * the events this process has just written. Only committed transactions are
+   * told; any event it was not told of is still read from the log.
+   */
+  onCommitted: CommittedEvents | null = null;
 
   private constructor(
     readonly db: Db,
@@ -69,11 +80,15 @@ export class Store {
    */
   async transact<T>(fn: () => T): Promise<T> {
     let current = 0;
-    const result = await this.db.root.transaction(() => {
-      current = this.applyJournalInTxn();
-      return fn();
-    });
+    const appended: StoredEvent[] = [];
+    const result = await this.db.root.transaction(
+      this.appendingTo(appended, () => {
+        current = this.applyJournalInTxn();
+        return fn();
+      }),
+    );
     this.pending.forgetUpTo(current);
+    this.committed(appended);
     await this.db.root.flushed;
     return result;
   }
@@ -85,9 +100,32 @@ export class Store {
    * more than that, calls `applyJournalInTxn` and writes directly.
    */
   async transactPing<T>(fn: () => T): Promise<T> {
-    const result = await this.db.root.transaction(fn);
+    const appended: StoredEvent[] = [];
+    const result = await this.db.root.transaction(this.appendingTo(appended, fn));
+    this.committed(appended);
     await this.db.root.flushed;
     return result;
+  }
+
+  /** `fn` as a transaction callback whose event appends are also collected in `appended`. */
+  private appendingTo<T>(appended: StoredEvent[], fn: () => T): () => T {
+    return () => {
+      this.appended = appended;
+      try {
+        return fn();
+      } finally {
+        this.appended = null;
+      }
+    };
+  }
+
+  private committed(appended: StoredEvent[]): void {
+    if (appended.length > 0) this.onCommitted?.(appended);
+  }
+
+  /** Inside a write transaction: append an event (events.ts), collected for onCommitted. */
+  private append(event: Omit<StoredEvent, 'rev'>): number {
+    return appendEvent(this.db, event, this.appended ?? undefined);
   }
 
   /** Write the journal into the B-trees now (the daemon's JournalWriter does it about once a second). */
@@ -128,7 +166,7 @@ export class Store {
 
   /** Inside `transactPing`: record a ping that changes nothing but the check's own record. */
   journalPingInTxn(check: CheckRecord, ping: PingRecord, event: Omit<StoredEvent, 'rev'>): number {
-    const rev = appendEvent(this.db, event);
+    const rev = this.append(event);
     journalPing(this.db, rev, check, ping);
     this.pending.add(check.uuid, { rev, ping, check });
     return rev;
@@ -180,7 +218,7 @@ export class Store {
       this.db.projectBadgeKeys.put(project.badgeKey, project.id);
       this.putKey(apiKey, { projectId: project.id, readOnly: false, createdAt: now });
       this.putKey(apiKeyReadonly, { projectId: project.id, readOnly: true, createdAt: now });
-      appendEvent(this.db, { at: now, type: 'project.changed', projectId: project.id, checkUuid: null });
+      this.append({ at: now, type: 'project.changed', projectId: project.id, checkUuid: null });
     });
     return { project, apiKey, apiKeyReadonly };
   }
@@ -252,7 +290,7 @@ export class Store {
       const last = this.listChannels(input.projectId).at(-1);
       if (last && last.createdAt >= channel.createdAt) channel.createdAt = last.createdAt + 1;
       this.db.channels.put(channel.id, channel);
-      appendEvent(this.db, { at: now, type: 'channel.changed', projectId: input.projectId, checkUuid: null });
+      this.append({ at: now, type: 'channel.changed', projectId: input.projectId, checkUuid: null });
     });
     return channel;
   }
@@ -402,7 +440,7 @@ export class Store {
     indexCheck(this.db, check);
     this.db.uniqueKeys.put(uniqueKeyOf(check.uuid), check.uuid);
     this.db.checkBadgeKeys.put(check.badgeKey, check.uuid);
-    return appendEvent(this.db, {
+    return this.append({
       at: now,
       type: 'check.created',
       projectId: check.projectId,
@@ -421,13 +459,13 @@ export class Store {
     const before = this.db.checks.get(check.uuid);
     if (before) reindexCheck(this.db, before, check);
     this.db.checks.put(check.uuid, check);
-    let rev = appendEvent(this.db, { at: now, type, projectId: check.projectId, checkUuid: check.uuid, check });
+    let rev = this.append({ at: now, type, projectId: check.projectId, checkUuid: check.uuid, check });
     if (flip) rev = this.insertFlipInTxn(check, flip, now);
     return rev;
   }
 
   insertFlipInTxn(check: CheckRecord, flip: FlipRecord, now: number): number {
-    const rev = appendEvent(this.db, {
+    const rev = this.append({
       at: now,
       type: 'flip',
       projectId: check.projectId,
@@ -456,7 +494,7 @@ export class Store {
     for (const key of this.db.flips.getKeys({ start: [check.uuid], end: [check.uuid, Infinity] })) {
       this.db.flips.remove(key);
     }
-    return appendEvent(this.db, { at: now, type: 'check.deleted', projectId: check.projectId, checkUuid: check.uuid });
+    return this.append({ at: now, type: 'check.deleted', projectId: check.projectId, checkUuid: check.uuid });
   }
 
   /** Append a ping, dropping the oldest beyond the project's ping log limit. */
@@ -465,7 +503,7 @@ export class Store {
   }
 
   appendEventInTxn(event: Omit<StoredEvent, 'rev'>): number {
-    return appendEvent(this.db, event);
+    return this.append(event);
   }
 
   // ---- pings and flips ----------------------------------------------------
