@@ -8,6 +8,7 @@
 // once per ping. Every write transaction other than a ping's applies the
 // journal first, so it always reads and changes current records; readers see
 // the entries not yet applied through PendingPings.
+import { asBinary } from 'lmdb';
 import { forWriting, type Db } from './db.js';
 import { insertPing, pingLogLimitOf } from './ping-log.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
@@ -95,13 +96,95 @@ export async function applyJournalQueued(db: Db): Promise<number> {
 /** lmdb-js transactionSync flags: its default (3), plus LMDB's MDB_NOSYNC. */
 const SYNC_TXN_OVERLAPPED = 3 | 0x10000;
 
+/** A value already in the database's own encoding, written as it is. */
+type Encoded = ReturnType<typeof asBinary>;
+
+/** What applying the journal as read at one moment writes, worked out before the write lock is taken. */
+export interface PreparedApply {
+  /** Newest entry read: still there at write time means nobody applied the journal since. */
+  newest: JournalKey;
+  entries: JournalKey[];
+  checks: Array<[string, Encoded]>;
+  pings: Array<[[string, number], Encoded]>;
+  dropPings: Array<[string, number]>;
+}
+
+/** The database's encoder: lmdb-js has it, its typings do not say so. */
+const encoderOf = (store: object): { encode(value: unknown): Uint8Array } =>
+  (store as { encoder: { encode(value: unknown): Uint8Array } }).encoder;
+
 /**
- * Apply the whole journal in one synchronous transaction on the calling thread
- * (the journal worker, which has nothing else to do meanwhile). The commit
- * releases LMDB's write lock before its fsync, which the overlapping sync of
- * the environment does on this thread before returning: on return the B-trees
- * are durable. Returns the revision they are current with.
+ * Work out, from committed data, what writing these entries into the B-trees
+ * takes: each check's newest record, the pings that stay within the ping log
+ * limit, the older pings that then fall out, all encoded. A ping pushed out by
+ * a newer one of the same batch is not written at all.
+ */
+function prepareApply(db: Db, entries: ReadonlyArray<{ key: JournalKey; value: JournalEntry }>): PreparedApply {
+  const byCheck = new Map<string, { check: CheckRecord; pings: PingRecord[] }>();
+  for (const { key, value } of entries) {
+    const seen = byCheck.get(key[1]);
+    if (seen) {
+      seen.check = value.check;
+      seen.pings.push(value.ping);
+    } else byCheck.set(key[1], { check: value.check, pings: [value.ping] });
+  }
+  const prepared: PreparedApply = { newest: entries[entries.length - 1]!.key, entries: entries.map((e) => e.key), checks: [], pings: [], dropPings: [] };
+  const encodeCheck = encoderOf(db.checks);
+  const encodePing = encoderOf(db.pings);
+  const keepOf = new Map<string, number>();
+  for (const [uuid, { check, pings }] of byCheck) {
+    // Deleting a check applies the journal first, so this cannot happen; the
+    // guard keeps a stray entry from bringing a deleted check back.
+    if (!db.checks.doesExist(uuid)) continue;
+    let keep = keepOf.get(check.projectId);
+    if (keep === undefined) keepOf.set(check.projectId, (keep = pingLogLimitOf(db, check)));
+    const firstKept = pings[pings.length - 1]!.n - keep + 1;
+    for (const ping of pings) if (ping.n >= firstKept) prepared.pings.push([[uuid, ping.n], asBinary(encodePing.encode(ping))]);
+    if (firstKept > 1) for (const key of db.pings.getKeys({ start: [uuid, 0], end: [uuid, firstKept] })) prepared.dropPings.push(key);
+    prepared.checks.push([uuid, asBinary(encodeCheck.encode(check))]);
+  }
+  return prepared;
+}
+
+/**
+ * Read the journal as it is now and prepare its apply (prepareApply); null
+ * when it is empty.
+ */
+export function prepareJournalApply(db: Db): PreparedApply | null {
+  db.root.resetReadTxn();
+  const entries = [...writable(db).getRange()];
+  return entries.length === 0 ? null : prepareApply(db, entries);
+}
+
+/**
+ * Write a prepared apply in one synchronous transaction on the calling thread
+ * (the journal worker, which has nothing else to do meanwhile). If another
+ * writer applied the journal since it was read (any transaction but a plain
+ * ping's does), the preparation is stale, and the journal is applied afresh
+ * inside the transaction instead. The commit releases the write lock before
+ * its fsync, which the overlapping sync of the environment does on this thread
+ * before returning: on return the B-trees are durable. Returns the revision
+ * they are current with.
+ */
+export function writePreparedApply(db: Db, prepared: PreparedApply): number {
+  return db.root.transactionSync(() => {
+    if (!writable(db).doesExist(prepared.newest)) return applyJournal(db);
+    // lmdb-js writes a Binary as it is; its typed put does not know that.
+    for (const [uuid, bytes] of prepared.checks) db.checks.put(uuid, bytes as unknown as CheckRecord);
+    for (const [key, bytes] of prepared.pings) db.pings.put(key, bytes as unknown as PingRecord);
+    for (const key of prepared.dropPings) db.pings.remove(key);
+    for (const key of prepared.entries) writable(db).remove(key);
+    return prepared.newest[0];
+  }, SYNC_TXN_OVERLAPPED) as number;
+}
+
+/**
+ * Apply the journal from the journal worker. The reading and encoding happen
+ * before LMDB's write lock is taken, so the transaction only writes prepared
+ * bytes: the pings that commit behind it wait several times less (under load
+ * it held the lock ~190 ms of every second when it did all the work inside).
  */
 export function applyJournalSync(db: Db): number {
-  return db.root.transactionSync(() => applyJournal(db), SYNC_TXN_OVERLAPPED) as number;
+  const prepared = prepareJournalApply(db);
+  return prepared === null ? ((db.meta.get('rev') as number | undefined) ?? 0) : writePreparedApply(db, prepared);
 }

@@ -9,7 +9,7 @@ import { newUuid } from '../../daemon/domain/ids.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
 import { Store } from '../../daemon/store/store.js';
 import { closeDb, openDb, SCHEMA_VERSION } from '../../daemon/store/db.js';
-import { applyJournalSync } from '../../daemon/store/journal.js';
+import { applyJournalSync, prepareJournalApply, writePreparedApply } from '../../daemon/store/journal.js';
 import { api, createProjectCli, REPO_ROOT, runCli, startChild, tempDir } from '../helpers/daemon.js';
 import { JournalWriter } from '../../daemon/journal-writer.js';
 import { createLogger } from '../../daemon/log.js';
@@ -151,6 +151,79 @@ describe('the ping journal', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it("the worker's prepared apply writes the same B-trees as the in-transaction apply, cap included, and skips a deleted check", async () => {
+    // Two data dirs with the same pings: one applied inside a transaction, one prepared first.
+    const runs = [];
+    for (const prepared of [false, true]) {
+      const { store, clock, pings, uuid } = await setup(5);
+      // Three pings reach the ping log first, then 9 wait in the journal: more than the cap of 5.
+      for (let i = 1; i <= 12; i++) {
+        clock.advance(1000);
+        await pings.record(uuid, i % 4 === 0 ? 'start' : 'success', null, facts(`#${i}`));
+        if (i === 3) await store.applyJournal();
+      }
+      expect(store.db.journal!.getKeysCount()).toBe(9);
+      const rev = store.revision();
+      if (prepared) expect(applyJournalSync(store.db)).toBe(rev);
+      else await store.applyJournal();
+      store.forgetPendingUpTo(rev);
+      runs.push({
+        check: { ...store.db.checks.get(uuid)!, uuid: '', badgeKey: '', projectId: '' },
+        log: [...store.db.pings.getRange({ start: [uuid, 0], end: [uuid, Infinity] })].map(({ key, value }) => [key[1], value.kind, value.duration, Buffer.from(value.body!).toString()]),
+        journal: store.db.journal!.getKeysCount(),
+      });
+    }
+    expect(runs[1]).toEqual(runs[0]);
+    expect(runs[1]!.log.map((p) => p[0])).toEqual([8, 9, 10, 11, 12]);
+    expect(runs[1]!.check.nPings).toBe(12);
+    expect(runs[1]!.journal).toBe(0);
+  });
+
+  it('a prepared apply overtaken by another writer is not written as prepared: the journal is applied afresh, nothing clobbered', async () => {
+    const { dir, store, clock, pings, uuid } = await setup();
+    for (let i = 1; i <= 3; i++) {
+      clock.advance(1000);
+      await pings.record(uuid, 'success', null, facts(`#${i}`));
+    }
+    const prepared = prepareJournalApply(store.db)!;
+    expect(prepared.entries).toHaveLength(2);
+    // Between the preparation and its write, another writer applies the journal and renames the check...
+    const other = Store.open(dir.path);
+    cleanups.push(() => other.close());
+    other.db.root.transactionSync(() => {
+      other.applyJournalInTxn();
+      other.db.checks.put(uuid, { ...other.getCheck(uuid)!, name: 'renamed elsewhere' });
+    });
+    // ...and a ping is journaled after that.
+    clock.advance(1000);
+    await pings.record(uuid, 'success', null, facts('#4'));
+    expect(writePreparedApply(store.db, prepared)).toBe(store.revision());
+    expect(store.db.checks.get(uuid)).toMatchObject({ name: 'renamed elsewhere', nPings: 4 });
+    expect(store.db.journal!.getKeysCount()).toBe(0);
+    store.forgetPendingUpTo(store.revision());
+    expect(store.listPings(uuid, 10).map((p) => Buffer.from(p.body!).toString())).toEqual(['#4', '#3', '#2', '#1']);
+  });
+
+  it('a prepared apply leaves the pings journaled after it was read for the next apply', async () => {
+    const { store, clock, pings, uuid } = await setup();
+    for (let i = 1; i <= 3; i++) {
+      clock.advance(1000);
+      await pings.record(uuid, 'success', null, facts(`#${i}`));
+    }
+    const prepared = prepareJournalApply(store.db)!;
+    const appliedUpTo = prepared.newest[0];
+    clock.advance(1000);
+    await pings.record(uuid, 'log', null, facts('#4'));
+    expect(writePreparedApply(store.db, prepared)).toBe(appliedUpTo);
+    expect(store.db.checks.get(uuid)!.nPings).toBe(3);
+    expect([...store.db.journal!.getKeys()].map((k) => k[0])).toEqual([store.revision()]);
+    // Reads are unchanged throughout: the fourth ping is still served from the journal.
+    store.forgetPendingUpTo(appliedUpTo);
+    expect(store.getCheck(uuid)!.nPings).toBe(4);
+    expect(store.listPings(uuid, 10).map((p) => p.n)).toEqual([4, 3, 2, 1]);
+    expect(prepareJournalApply(store.db)!.entries).toHaveLength(1);
   });
 
   it('the ping log cap holds while pings wait in the journal and after they are applied', async () => {
