@@ -109,6 +109,13 @@ export interface PreparedApply {
   dropPings: Array<[string, number]>;
 }
 
+/**
+ * Old pings dropped per check and apply at most. Normally one per new ping; the
+ * bound keeps a backlog (a ping log over its limit for any reason) from holding
+ * the write lock for long in one apply: the rest goes in the next ones.
+ */
+const DROP_PER_CHECK = 1000;
+
 /** The database's encoder: lmdb-js has it, its typings do not say so. */
 const encoderOf = (store: object): { encode(value: unknown): Uint8Array } =>
   (store as { encoder: { encode(value: unknown): Uint8Array } }).encoder;
@@ -140,7 +147,10 @@ function prepareApply(db: Db, entries: ReadonlyArray<{ key: JournalKey; value: J
     if (keep === undefined) keepOf.set(check.projectId, (keep = pingLogLimitOf(db, check)));
     const firstKept = pings[pings.length - 1]!.n - keep + 1;
     for (const ping of pings) if (ping.n >= firstKept) prepared.pings.push([[uuid, ping.n], asBinary(encodePing.encode(ping))]);
-    if (firstKept > 1) for (const key of db.pings.getKeys({ start: [uuid, 0], end: [uuid, firstKept] })) prepared.dropPings.push(key);
+    if (firstKept > 1) {
+      const range = { start: [uuid, 0] as [string, number], end: [uuid, firstKept] as [string, number], limit: DROP_PER_CHECK };
+      for (const key of db.pings.getKeys(range)) prepared.dropPings.push(key);
+    }
     prepared.checks.push([uuid, asBinary(encodeCheck.encode(check))]);
   }
   return prepared;

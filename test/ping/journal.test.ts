@@ -181,6 +181,24 @@ describe('the ping journal', () => {
     expect(runs[1]!.journal).toBe(0);
   });
 
+  it('a prepared apply drops at most 1,000 old pings of a check at a time; the next apply goes on', async () => {
+    const { store, pings, uuid, clock } = await setup(100);
+    // A ping log far over its limit of 100: 1,500 pings stored directly.
+    await store.transact(() => {
+      for (let n = 1; n <= 1500; n++) store.db.pings.put([uuid, n], { n, date: T0, kind: 'log', scheme: 'http', remoteAddr: null, method: 'GET', ua: '', rid: null, exitStatus: null, duration: null, body: null });
+      store.db.checks.put(uuid, { ...store.db.checks.get(uuid)!, nPings: 1500 });
+    });
+    const logKeys = () => [...store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1]);
+    clock.advance(1000);
+    await pings.record(uuid, 'log', null, facts('#1501'));
+    applyJournalSync(store.db);
+    expect(logKeys()).toEqual(Array.from({ length: 501 }, (_, i) => 1001 + i));
+    clock.advance(1000);
+    await pings.record(uuid, 'log', null, facts('#1502'));
+    applyJournalSync(store.db);
+    expect(logKeys()).toEqual(Array.from({ length: 100 }, (_, i) => 1403 + i));
+  });
+
   it('a prepared apply overtaken by another writer is not written as prepared: the journal is applied afresh, nothing clobbered', async () => {
     const { dir, store, clock, pings, uuid } = await setup();
     for (let i = 1; i <= 3; i++) {
