@@ -37,10 +37,16 @@ export class CheckService {
 
   async create(project: ProjectRecord, input: CheckInput, version: ApiVersion): Promise<CreateResult> {
     const now = this.clock.now();
+    const unique = input.unique ?? [];
+    const lookup = unique.length > 0 && unique.every((f) => input[f] !== undefined);
+    const scanned = lookup && indexedField(input, unique) === null ? await this.scanForUnique(project.id, input, unique) : null;
     return this.store.transact((): CreateResult => {
-      const unique = input.unique ?? [];
-      const lookup = unique.length > 0 && unique.every((f) => input[f] !== undefined);
-      const existing = lookup ? this.uniqueMatch(project.id, input, unique) : undefined;
+      let existing: CheckRecord | undefined;
+      if (scanned !== null && this.store.checkEdits(project.id) === scanned.edits) {
+        // No check of the project was created, changed or deleted since the
+        // scan: its match still is the oldest. Read again, for its status.
+        existing = scanned.uuid === null ? undefined : this.store.getCheck(scanned.uuid);
+      } else if (lookup) existing = this.uniqueMatch(project.id, input, unique);
       if (!existing && this.store.countChecks(project.id) >= project.checkLimit) return { kind: 'limit' };
       let channels: string[] | undefined;
       if (input.channels !== undefined) {
@@ -66,14 +72,46 @@ export class CheckService {
    * The oldest check matching every `unique` field of the request. A name or
    * slug among them narrows the candidates through its index: with 100,000
    * checks, reading them all took a second per create, inside the transaction.
+   * Without one, `create` scans before its transaction (scanForUnique) and
+   * this runs only if a check changed meanwhile.
    */
   private uniqueMatch(projectId: string, input: CheckInput, unique: UniqueField[]): CheckRecord | undefined {
-    const field = unique.includes('name') ? 'name' : unique.includes('slug') && input.slug !== '' ? 'slug' : null;
+    const field = indexedField(input, unique);
     const candidates =
       field === null
         ? this.store.listChecks(projectId)
         : this.store.checksWith(projectId, field, input[field]!).sort((a, b) => a.createdAt - b.createdAt);
     return candidates.find((c) => matchesUnique(c, input, unique));
+  }
+
+  /**
+   * The oldest check of the project matching every `unique` field, found by a
+   * walk over its checks in creation order, a chunk per turn of the event
+   * loop, outside any transaction (so pings go on meanwhile), with the
+   * project's edit counter read in the same snapshot as the first chunk. Null
+   * when the data dir keeps no edit counters.
+   */
+  private async scanForUnique(
+    projectId: string,
+    input: CheckInput,
+    unique: UniqueField[],
+  ): Promise<{ edits: number; uuid: string | null } | null> {
+    const chunks = this.store.checkChunks({ projectId });
+    // The generator reads its first chunk within this first call, before any await.
+    const first = chunks.next();
+    const edits = this.store.checkEdits(projectId);
+    if (edits === null) {
+      await chunks.return(undefined);
+      return null;
+    }
+    for (let step = await first; !step.done; step = await chunks.next()) {
+      const match = step.value.find((c) => matchesUnique(c, input, unique));
+      if (match) {
+        await chunks.return(undefined);
+        return { edits, uuid: match.uuid };
+      }
+    }
+    return { edits, uuid: null };
   }
 
   async update(uuid: string, input: CheckInput, version: ApiVersion): Promise<UpdateResult> {
@@ -128,4 +166,9 @@ export class CheckService {
       return current;
     });
   }
+}
+
+/** A name or (non-empty) slug among the `unique` fields, which an index can look up; null if none. */
+function indexedField(input: CheckInput, unique: UniqueField[]): 'name' | 'slug' | null {
+  return unique.includes('name') ? 'name' : unique.includes('slug') && input.slug !== '' ? 'slug' : null;
 }

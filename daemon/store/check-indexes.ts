@@ -2,8 +2,10 @@
 // every insert, change and delete (store.ts) and built once when an older
 // data dir is upgraded (db.ts): the slug index, so a slug ping finds its check
 // without reading the project; the name index, so a create with
-// `unique: ["name"]` finds its match the same way; and the per-project check
-// counts, so the check limit is enforced without counting.
+// `unique: ["name"]` finds its match the same way; the per-project check
+// counts, so the check limit is enforced without counting; and the per-project
+// edit counters, so a scan of a project's checks done outside a transaction
+// can be trusted inside one.
 import { forWriting, type Db } from './db.js';
 import type { CheckRecord } from '../domain/types.js';
 
@@ -70,4 +72,20 @@ const counts = (db: Db) => forWriting(db.checkCounts, 'the check counts');
 export function checkCount(db: Db, projectId: string): number {
   if (!db.checkCounts) return db.checksByProject.getKeysCount({ start: [projectId], end: [projectId, Infinity] });
   return db.checkCounts.get(projectId) ?? 0;
+}
+
+const edits = (db: Db) => forWriting(db.checkEdits, 'the check edit counters');
+
+/**
+ * Inside a write transaction: a check of the project was created, or deleted,
+ * or changed in a field other than its status (pings, flips, pause and resume
+ * change only that, and leave the counter alone).
+ */
+export function noteCheckEdit(db: Db, projectId: string): void {
+  edits(db).put(projectId, (edits(db).get(projectId) ?? 0) + 1);
+}
+
+/** The project's edit counter; null when the data dir has none (opened read-only from before them). */
+export function checkEdits(db: Db, projectId: string): number | null {
+  return db.checkEdits ? (db.checkEdits.get(projectId) ?? 0) : null;
 }

@@ -16,7 +16,7 @@ import type { JournalEntry } from './journal.js';
 import { indexCheck, INDEXED_FIELDS, setCheckCount } from './check-indexes.js';
 
 /** Bumped when the on-disk layout changes; `openDb` migrates older layouts. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export interface ApiKeyRecord {
   projectId: string;
@@ -53,6 +53,13 @@ export interface Db {
    * Absent only when a data dir from before schema version 3 is opened read-only.
    */
   checkCounts: Database<number, string> | undefined;
+  /**
+   * projectId → how many times a check of it was created, changed or deleted
+   * (check-indexes.ts `noteCheckEdit`): a scan done outside a transaction is
+   * still right inside one if this did not move meanwhile.
+   * Absent only when a data dir from before schema version 5 is opened read-only.
+   */
+  checkEdits: Database<number, string> | undefined;
   /** unique_key → uuid */
   uniqueKeys: Database<string, string>;
   /** check badge key → uuid */
@@ -205,6 +212,7 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     checksBySlug: root.openDB({ name: 'checks_by_slug' }),
     checksByName: root.openDB({ name: 'checks_by_name' }),
     checkCounts: root.openDB({ name: 'check_counts' }),
+    checkEdits: root.openDB({ name: 'check_edits' }),
     uniqueKeys: root.openDB({ name: 'unique_keys' }),
     checkBadgeKeys: root.openDB({ name: 'check_badge_keys' }),
     projectBadgeKeys: root.openDB({ name: 'project_badge_keys' }),
@@ -216,13 +224,14 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
   };
   const stored = db.meta.get('schemaVersion') as number | undefined;
   // Version 2 added the (empty at first) ping journal; version 3 the slug
-  // index and the check counts; version 4 the name index.
+  // index and the check counts; version 4 the name index; version 5 the edit
+  // counters (empty at first: they only need to move from then on).
   if (stored === undefined || stored < SCHEMA_VERSION) {
     if (!opts.readOnly) {
       root.transactionSync(() => {
-        if (stored !== undefined) {
-          // Pings never change a slug or a name, so the B-tree's checks are current enough.
-          const fields = INDEXED_FIELDS.filter((f) => (f === 'slug' ? stored < 3 : stored < 4));
+        // Pings never change a slug or a name, so the B-tree's checks are current enough.
+        const fields = stored === undefined ? [] : INDEXED_FIELDS.filter((f) => (f === 'slug' ? stored < 3 : stored < 4));
+        if (stored !== undefined && (fields.length > 0 || stored < 3)) {
           const counts = new Map<string, number>();
           for (const { value: check } of db.checks.getRange()) {
             indexCheck(db, check, fields);

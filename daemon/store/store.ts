@@ -6,7 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { closeDb, currentRevision, openDb, type ApiKeyRecord, type Db } from './db.js';
-import { checkCount, countCheck, indexCheck, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
+import { checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { appendEvent, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
 import { PendingPings } from './pending.js';
@@ -353,6 +353,11 @@ export class Store {
     return checkCount(this.db, projectId);
   }
 
+  /** How many times a check of the project was created, changed or deleted (check-indexes.ts); null if unknown. */
+  checkEdits(projectId: string): number | null {
+    return checkEdits(this.db, projectId);
+  }
+
   /** Every check of every project (monitor start-up). */
   *allChecks(): Iterable<CheckRecord> {
     for (const { key, value } of this.db.checks.getRange()) yield this.pending.latestCheck(key, this.journaled) ?? value;
@@ -435,6 +440,7 @@ export class Store {
       if (lastCreatedAt >= check.createdAt) check.createdAt = lastCreatedAt + 1;
     }
     if (!this.db.checks.doesExist(check.uuid)) countCheck(this.db, check.projectId, +1);
+    noteCheckEdit(this.db, check.projectId);
     this.db.checks.put(check.uuid, check);
     this.db.checksByProject.put([check.projectId, check.createdAt, check.uuid], check.uuid);
     indexCheck(this.db, check);
@@ -458,6 +464,7 @@ export class Store {
   ): number {
     const before = this.db.checks.get(check.uuid);
     if (before) reindexCheck(this.db, before, check);
+    if (type === 'check.updated') noteCheckEdit(this.db, check.projectId);
     this.db.checks.put(check.uuid, check);
     let rev = this.append({ at: now, type, projectId: check.projectId, checkUuid: check.uuid, check });
     if (flip) rev = this.insertFlipInTxn(check, flip, now);
@@ -484,6 +491,7 @@ export class Store {
       unindexCheck(this.db, stored);
       countCheck(this.db, stored.projectId, -1);
     }
+    noteCheckEdit(this.db, check.projectId);
     this.db.checks.remove(check.uuid);
     this.db.checksByProject.remove([check.projectId, check.createdAt, check.uuid]);
     this.db.uniqueKeys.remove(uniqueKeyOf(check.uuid));

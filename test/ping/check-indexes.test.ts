@@ -169,6 +169,34 @@ describe('the check indexes of schema versions 3 and 4', () => {
     }
   });
 
+  it('a version-4 data dir has no edit counters read-only, and gets them, starting at none, when opened for writing', async () => {
+    const { dir, store, project, add } = await setup();
+    const a = await add('s1');
+    await store.db.checkEdits!.drop();
+    await store.db.meta.put('schemaVersion', 4);
+    await store.close();
+
+    const reader = Store.open(dir.path, { readOnly: true });
+    try {
+      expect(reader.db.checkEdits).toBeUndefined();
+      expect(reader.checkEdits(project.id)).toBeNull();
+    } finally {
+      await reader.close();
+    }
+    const writer = Store.open(dir.path);
+    try {
+      expect(writer.db.meta.get('schemaVersion')).toBe(SCHEMA_VERSION);
+      expect(writer.checkEdits(project.id)).toBe(0);
+      await writer.transact(() => writer.saveCheckInTxn({ ...writer.getCheck(a.uuid)!, tags: 'x' }, T0, 'check.updated'));
+      expect(writer.checkEdits(project.id)).toBe(1);
+      // Nothing else of version 4 was rebuilt.
+      expect(indexKeys(writer).map((k) => k[1])).toEqual(['s1']);
+      expect(writer.countChecks(project.id)).toBe(1);
+    } finally {
+      await writer.close();
+    }
+  });
+
   it('converting a data dir that already has them (version set back) counts each check once', async () => {
     const { dir, store, project, add } = await setup();
     await add('one');
