@@ -1,6 +1,6 @@
 // The revisioned event log. Every write transaction appends here; the monitor,
 // the gRPC Watch streams and the notifier read it with a cursor (a revision).
-import type { Db } from './db.js';
+import { currentRevision, type Db } from './db.js';
 import type { CheckRecord, FlipRecord, PingKind } from '../domain/types.js';
 
 export type EventType =
@@ -49,7 +49,7 @@ export const EVENT_RETENTION = { maxEvents: 200_000, maxAgeMs: 7 * 24 * 3600 * 1
  * `appended`, if given.
  */
 export function appendEvent(db: Db, event: Omit<StoredEvent, 'rev'>, appended?: StoredEvent[]): number {
-  const rev = ((db.meta.get('rev') as number | undefined) ?? 0) + 1;
+  const rev = currentRevision(db) + 1;
   const stored = event as StoredEvent;
   stored.rev = rev;
   db.meta.put('rev', rev);
@@ -77,7 +77,7 @@ export function oldestRetainedRevision(db: Db): number | null {
  * were removed; call repeatedly until 0 for a large backlog.
  */
 export async function pruneEvents(db: Db, now: number, keepAfter = Infinity): Promise<number> {
-  const latest = (db.meta.get('rev') as number | undefined) ?? 0;
+  const latest = currentRevision(db);
   const minRevByCount = latest - EVENT_RETENTION.maxEvents;
   const doomed: number[] = [];
   for (const { key, value } of db.events.getRange({ limit: 10_000 })) {

@@ -9,7 +9,7 @@
 // journal first, so it always reads and changes current records; readers see
 // the entries not yet applied through PendingPings.
 import { asBinary } from 'lmdb';
-import { forWriting, type Db } from './db.js';
+import { currentRevision, forWriting, type Db } from './db.js';
 import { insertPing, pingLogLimitOf } from './ping-log.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
 
@@ -46,21 +46,41 @@ export function* readJournal(db: Db): Iterable<{ rev: number; uuid: string } & J
   for (const { key, value } of db.journal.getRange()) yield { rev: key[0], uuid: key[1], ...value };
 }
 
+type Entries = ReadonlyArray<{ key: JournalKey; value: JournalEntry }>;
+
+/** The journal as a fresh read snapshot sees it, oldest first. */
+function currentEntries(db: Db): Entries {
+  db.root.resetReadTxn();
+  return [...writable(db).getRange()];
+}
+
+/** The ping log limit of a check's project, read once per project. */
+function pingLogLimits(db: Db): (check: CheckRecord) => number {
+  const keepOf = new Map<string, number>();
+  return (check) => {
+    let keep = keepOf.get(check.projectId);
+    if (keep === undefined) keepOf.set(check.projectId, (keep = pingLogLimitOf(db, check)));
+    return keep;
+  };
+}
+
+/**
+ * Deleting a check applies the journal first, so a journal entry of a deleted
+ * check cannot happen; this guard keeps a stray one from bringing it back.
+ */
+const checkIsGone = (db: Db, uuid: string): boolean => !db.checks.doesExist(uuid);
+
 /**
  * Write journal entries (oldest first) into the checks and pings B-trees and
  * drop them from the journal: each check's record once, with its newest state.
  */
-function writeEntries(db: Db, entries: ReadonlyArray<{ key: JournalKey; value: JournalEntry }>): void {
+function writeEntries(db: Db, entries: Entries): void {
   const latestCheck = new Map<string, CheckRecord>();
-  const keepOf = new Map<string, number>();
+  const keepOf = pingLogLimits(db);
   for (const { key, value } of entries) {
     const uuid = key[1];
-    // Deleting a check applies the journal first, so this cannot happen; the
-    // guard keeps a stray entry from bringing a deleted check back.
-    if (!latestCheck.has(uuid) && !db.checks.doesExist(uuid)) continue;
-    let keep = keepOf.get(value.check.projectId);
-    if (keep === undefined) keepOf.set(value.check.projectId, (keep = pingLogLimitOf(db, value.check)));
-    insertPing(db, value.check, value.ping, keep);
+    if (!latestCheck.has(uuid) && checkIsGone(db, uuid)) continue;
+    insertPing(db, value.check, value.ping, keepOf(value.check));
     latestCheck.set(uuid, value.check);
   }
   for (const [uuid, check] of latestCheck) db.checks.put(uuid, check);
@@ -73,7 +93,7 @@ function writeEntries(db: Db, entries: ReadonlyArray<{ key: JournalKey; value: J
  */
 export function applyJournal(db: Db): number {
   writeEntries(db, [...writable(db).getRange()]);
-  return (db.meta.get('rev') as number | undefined) ?? 0;
+  return currentRevision(db);
 }
 
 /**
@@ -85,9 +105,8 @@ export function applyJournal(db: Db): number {
  * with the revision the B-trees are then current with.
  */
 export async function applyJournalQueued(db: Db): Promise<number> {
-  db.root.resetReadTxn();
-  const entries = [...writable(db).getRange()];
-  if (entries.length === 0) return (db.meta.get('rev') as number | undefined) ?? 0;
+  const entries = currentEntries(db);
+  if (entries.length === 0) return currentRevision(db);
   const newest = entries[entries.length - 1]!.key;
   await writable(db).ifVersion(newest, ENTRY_VERSION, () => writeEntries(db, entries));
   return newest[0];
@@ -126,7 +145,7 @@ const encoderOf = (store: object): { encode(value: unknown): Uint8Array } =>
  * limit, the older pings that then fall out, all encoded. A ping pushed out by
  * a newer one of the same batch is not written at all.
  */
-function prepareApply(db: Db, entries: ReadonlyArray<{ key: JournalKey; value: JournalEntry }>): PreparedApply {
+function prepareApply(db: Db, entries: Entries): PreparedApply {
   const byCheck = new Map<string, { check: CheckRecord; pings: PingRecord[] }>();
   for (const { key, value } of entries) {
     const seen = byCheck.get(key[1]);
@@ -138,14 +157,10 @@ function prepareApply(db: Db, entries: ReadonlyArray<{ key: JournalKey; value: J
   const prepared: PreparedApply = { newest: entries[entries.length - 1]!.key, entries: entries.map((e) => e.key), checks: [], pings: [], dropPings: [] };
   const encodeCheck = encoderOf(db.checks);
   const encodePing = encoderOf(db.pings);
-  const keepOf = new Map<string, number>();
+  const keepOf = pingLogLimits(db);
   for (const [uuid, { check, pings }] of byCheck) {
-    // Deleting a check applies the journal first, so this cannot happen; the
-    // guard keeps a stray entry from bringing a deleted check back.
-    if (!db.checks.doesExist(uuid)) continue;
-    let keep = keepOf.get(check.projectId);
-    if (keep === undefined) keepOf.set(check.projectId, (keep = pingLogLimitOf(db, check)));
-    const firstKept = pings[pings.length - 1]!.n - keep + 1;
+    if (checkIsGone(db, uuid)) continue;
+    const firstKept = pings[pings.length - 1]!.n - keepOf(check) + 1;
     for (const ping of pings) if (ping.n >= firstKept) prepared.pings.push([[uuid, ping.n], asBinary(encodePing.encode(ping))]);
     if (firstKept > 1) {
       const range = { start: [uuid, 0] as [string, number], end: [uuid, firstKept] as [string, number], limit: DROP_PER_CHECK };
@@ -161,8 +176,7 @@ function prepareApply(db: Db, entries: ReadonlyArray<{ key: JournalKey; value: J
  * when it is empty.
  */
 export function prepareJournalApply(db: Db): PreparedApply | null {
-  db.root.resetReadTxn();
-  const entries = [...writable(db).getRange()];
+  const entries = currentEntries(db);
   return entries.length === 0 ? null : prepareApply(db, entries);
 }
 
@@ -196,5 +210,5 @@ export function writePreparedApply(db: Db, prepared: PreparedApply): number {
  */
 export function applyJournalSync(db: Db): number {
   const prepared = prepareJournalApply(db);
-  return prepared === null ? ((db.meta.get('rev') as number | undefined) ?? 0) : writePreparedApply(db, prepared);
+  return prepared === null ? currentRevision(db) : writePreparedApply(db, prepared);
 }
