@@ -29,6 +29,16 @@ async function setup() {
 }
 
 const uuidsOf = (checks: Array<{ uuid: string }>) => checks.map((c) => c.uuid).sort();
+
+/** Open the data dir (read-only, or for writing, which converts it), look at it with `fn`, close it. */
+async function reopened(path: string, opts: { readOnly?: boolean }, fn: (store: Store) => Promise<void> | void): Promise<void> {
+  const store = Store.open(path, opts);
+  try {
+    await fn(store);
+  } finally {
+    await store.close();
+  }
+}
 const indexKeys = (store: Store) => [...store.db.checksBySlug!.getKeys()];
 
 describe('the check indexes of schema versions 3 and 4', () => {
@@ -115,29 +125,23 @@ describe('the check indexes of schema versions 3 and 4', () => {
     await store.db.meta.put('schemaVersion', 2);
     await store.close();
 
-    const reader = Store.open(dir.path, { readOnly: true });
-    try {
+    await reopened(dir.path, { readOnly: true }, async (reader) => {
       expect(reader.db.checksBySlug).toBeUndefined();
       expect(reader.db.checkCounts).toBeUndefined();
       expect(uuidsOf(reader.checksBySlug(project.id, 'nightly'))).toEqual([a.uuid]);
       expect(reader.countChecks(project.id)).toBe(3);
-    } finally {
-      await reader.close();
-    }
+    });
     const exported = await runCli(['export', '--data-dir', dir.path]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(JSON.parse(exported.stdout).projects[0].checks).toHaveLength(3);
 
-    const writer = Store.open(dir.path);
-    try {
+    await reopened(dir.path, {}, async (writer) => {
       expect(writer.db.meta.get('schemaVersion')).toBe(SCHEMA_VERSION);
       expect(indexKeys(writer).map((k) => k[1]).sort()).toEqual(['hourly', 'nightly']);
       expect(uuidsOf(writer.checksBySlug(project.id, 'hourly'))).toEqual([b.uuid]);
       expect(writer.db.checkCounts!.get(project.id)).toBe(3);
       expect(writer.countChecks(project.id)).toBe(3);
-    } finally {
-      await writer.close();
-    }
+    });
   });
 
   it('a version-3 data dir is read by a scan for names read-only, and gets its name index when opened for writing', async () => {
@@ -149,24 +153,18 @@ describe('the check indexes of schema versions 3 and 4', () => {
     await store.db.meta.put('schemaVersion', 3);
     await store.close();
 
-    const reader = Store.open(dir.path, { readOnly: true });
-    try {
+    await reopened(dir.path, { readOnly: true }, async (reader) => {
       expect(reader.db.checksByName).toBeUndefined();
       expect(uuidsOf(reader.checksWith(project.id, 'name', 'db dump'))).toEqual([a.uuid]);
-    } finally {
-      await reader.close();
-    }
-    const writer = Store.open(dir.path);
-    try {
+    });
+    await reopened(dir.path, {}, async (writer) => {
       expect(writer.db.meta.get('schemaVersion')).toBe(SCHEMA_VERSION);
       expect([...writer.db.checksByName!.getKeys()].map((k) => k[1]).sort()).toEqual(['', 'db dump']);
       expect(uuidsOf(writer.checksWith(project.id, 'name', ''))).toEqual([b.uuid]);
       // The slug index and the counts of version 3 are left as they were.
       expect(indexKeys(writer).map((k) => k[1])).toEqual(['s1']);
       expect(writer.countChecks(project.id)).toBe(2);
-    } finally {
-      await writer.close();
-    }
+    });
   });
 
   it('a version-4 data dir has no edit counters read-only, and gets them, starting at none, when opened for writing', async () => {
@@ -176,15 +174,11 @@ describe('the check indexes of schema versions 3 and 4', () => {
     await store.db.meta.put('schemaVersion', 4);
     await store.close();
 
-    const reader = Store.open(dir.path, { readOnly: true });
-    try {
+    await reopened(dir.path, { readOnly: true }, async (reader) => {
       expect(reader.db.checkEdits).toBeUndefined();
       expect(reader.checkEdits(project.id)).toBeNull();
-    } finally {
-      await reader.close();
-    }
-    const writer = Store.open(dir.path);
-    try {
+    });
+    await reopened(dir.path, {}, async (writer) => {
       expect(writer.db.meta.get('schemaVersion')).toBe(SCHEMA_VERSION);
       expect(writer.checkEdits(project.id)).toBe(0);
       await writer.transact(() => writer.saveCheckInTxn({ ...writer.getCheck(a.uuid)!, tags: 'x' }, T0, 'check.updated'));
@@ -192,9 +186,7 @@ describe('the check indexes of schema versions 3 and 4', () => {
       // Nothing else of version 4 was rebuilt.
       expect(indexKeys(writer).map((k) => k[1])).toEqual(['s1']);
       expect(writer.countChecks(project.id)).toBe(1);
-    } finally {
-      await writer.close();
-    }
+    });
   });
 
   it('converting a data dir that already has them (version set back) counts each check once', async () => {
@@ -203,12 +195,9 @@ describe('the check indexes of schema versions 3 and 4', () => {
     await add('two');
     await store.db.meta.put('schemaVersion', 2);
     await store.close();
-    const again = Store.open(dir.path);
-    try {
+    await reopened(dir.path, {}, async (again) => {
       expect(again.countChecks(project.id)).toBe(2);
       expect(indexKeys(again)).toHaveLength(2);
-    } finally {
-      await again.close();
-    }
+    });
   });
 });
