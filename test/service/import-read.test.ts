@@ -1,0 +1,187 @@
+// `checkd import` reads its file as a stream: each check is validated and kept
+// as a record as soon as it is complete, and dropped from the document. These
+// tests hold the stream to what JSON.parse would make of the same text, over
+// any chunking, and to the refusals a stream needs that JSON.parse did not.
+import { describe, expect, it } from 'vitest';
+import { writeExport } from '../../daemon/ops/transfer.js';
+import { ExportValidation, type ParsedExport } from '../../daemon/ops/import-read.js';
+import { InputError, NotJsonError, RepeatedFieldError, parseExportStream, type CheckPlace } from '../../daemon/ops/export-parse.js';
+import { UsageError } from '../../daemon/admin.js';
+import { openTempStore, plantChecks, useCleanups } from '../helpers/store.js';
+
+const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
+const cleanups = useCleanups();
+
+async function* inPieces(text: string, size: number): AsyncGenerator<Buffer> {
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+}
+
+/** Stream `chunks` through the validation, as readExport does. */
+async function read(chunks: AsyncIterable<Buffer | string>): Promise<ParsedExport> {
+  const validation = new ExportValidation();
+  const rest = await parseExportStream(
+    chunks,
+    (raw, place) => validation.check(raw, place),
+    (field, value) => validation.headerField(field, value),
+  );
+  return validation.finish(rest);
+}
+
+const readText = (text: string, size = 1 << 16) => read(inPieces(text, size));
+
+/** The error `promise` rejects with, failing the test if it resolves. */
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** A real export: two projects (one with a channel and schedules), one empty. */
+async function exportDocument(): Promise<string> {
+  const { store } = openTempStore(cleanups, 'checkd-import-read-');
+  const a = (await store.createProject({ name: 'a', checkLimit: 100, pingLogLimit: 100 }, T0)).project;
+  await store.createProject({ name: 'b', checkLimit: 10, pingLogLimit: 100 }, T0 + 1);
+  const hook = await store.createChannel({ projectId: a.id, kind: 'webhook', name: 'hook', value: 'http://127.0.0.1:9/x' }, T0);
+  await plantChecks(store, a.id, 40, {
+    createdAt: T0,
+    shape: (c, i) => {
+      c.name = `job "é${i}"\n`; // escapes and a two-byte character: split anywhere by the chunks
+      if (i % 3 === 0) Object.assign(c, { kind: 'cron', schedule: '*/5 * * * *', tz: 'Europe/Riga' });
+      if (i % 4 === 0) c.channels = [hook.id];
+    },
+  });
+  const pieces: string[] = [];
+  writeExport(store, (t) => pieces.push(t), T0);
+  return pieces.join('');
+}
+
+describe('reading an export as a stream', () => {
+  it('makes the same records over any chunking, one byte at a time included', async () => {
+    const text = await exportDocument();
+    const doc = JSON.parse(text);
+    const whole = await readText(text, text.length);
+    expect(whole.projects.map((p) => p.project.name)).toEqual(['a', 'b']);
+    expect(whole.projects[0]!.checks.map((c) => c.uuid)).toEqual(doc.projects[0].checks.map((c: { uuid: string }) => c.uuid));
+    const check = whole.projects[0]!.checks[3]!;
+    expect(check).toMatchObject({ projectId: doc.projects[0].id, name: 'job "é3"\n', kind: 'cron', tz: 'Europe/Riga', everStarted: false });
+    expect(whole.projects[0]!.checks[4]!.channels).toEqual([doc.projects[0].channels[0].id]);
+    expect(whole.projects[0]!.apiKeys).toHaveLength(2);
+    expect(whole.projects[1]!.checks).toEqual([]);
+    for (const size of [1, 7, 4096]) expect(await readText(text, size), `chunks of ${size}`).toEqual(whole);
+  });
+
+  it('hands each check on by its place and drops it from the document', async () => {
+    const doc = JSON.parse(await exportDocument());
+    const places: CheckPlace[] = [];
+    const rest = await parseExportStream(
+      inPieces(JSON.stringify(doc), 100),
+      (_raw, place) => places.push(place),
+      () => undefined,
+    );
+    expect(places).toHaveLength(40);
+    expect(places[0]).toEqual({ project: 0, index: 0 });
+    expect(places[39]).toEqual({ project: 0, index: 39 });
+    const kept = rest.root!.projects as Array<Record<string, unknown>>;
+    expect(kept.map((p) => p.checks)).toEqual([[], []]);
+    expect(kept[0]!.channels).toEqual(doc.projects[0].channels);
+    expect(rest.root!.badge_secret).toBe(doc.badge_secret);
+  });
+
+  it("validates a check's channels against its project even when the project's fields come after its checks", async () => {
+    const doc = JSON.parse(await exportDocument());
+    const { checks, ...fields } = doc.projects[0];
+    doc.projects[0] = { checks, ...fields }; // checks first: the project id and channels are not known yet
+    const parsed = await readText(JSON.stringify(doc), 64);
+    expect(parsed.projects[0]!.checks.every((c) => c.projectId === fields.id)).toBe(true);
+    doc.projects[1].checks = [{ ...checks[0], uuid: crypto.randomUUID(), badge_key: crypto.randomUUID() }];
+    const err = await rejection(readText(JSON.stringify(doc)));
+    expect(err.message).toContain(`projects[1].checks[0].channels: channel ${fields.channels[0].id} is not a channel of this project`);
+  });
+
+  it('reports problems by path, each project with its own checks, and nothing is kept', async () => {
+    const doc = JSON.parse(await exportDocument());
+    doc.projects[0].checks[2].timeout = 'soon';
+    doc.projects[0].check_limit = -1;
+    doc.projects[0].checks[5].uuid = doc.projects[0].checks[1].uuid;
+    const err = await rejection(readText(JSON.stringify(doc)));
+    expect(err).toBeInstanceOf(UsageError);
+    const lines = err.message.split('\n').slice(1).map((l) => l.trim());
+    expect(lines).toEqual([
+      'projects[0].check_limit: expected a whole number from 0 to 1000000',
+      'projects[0].checks[2].timeout: expected a whole number from 60 to 31536000',
+      `projects[0].checks[5].uuid: duplicate check uuid ${doc.projects[0].checks[1].uuid} (also at projects[0].checks[1].uuid)`,
+    ]);
+  });
+
+  it('refuses "projects" or "checks" given twice, which JSON.parse would have read as the last one', async () => {
+    const doc = JSON.parse(await exportDocument());
+    const body = JSON.stringify(doc).slice(1, -1);
+    const [first, second] = doc.projects.map((p: object) => JSON.stringify(p).slice(0, -1));
+    const withProjects = (projects: string) => `{${body.replace(/"projects":.*$/, `"projects":[${projects}]`)}}`;
+    const cases: Array<[string, string]> = [
+      [`{${body},"projects":[]}`, 'projects: given more than once'],
+      [`{${body},"projects":${JSON.stringify(doc.projects)}}`, 'projects: given more than once'],
+      [withProjects(`${first},"checks":[]},${second}}`), 'projects[0].checks: given more than once'],
+      [withProjects(`${first},"checks":[${JSON.stringify(doc.projects[0].checks[0])}]},${second}}`), 'projects[0].checks: given more than once'],
+    ];
+    for (const [text, message] of cases) {
+      expect(() => JSON.parse(text), message).not.toThrow();
+      const err = await rejection(readText(text));
+      expect(err, message).toBeInstanceOf(RepeatedFieldError);
+      expect(err.message).toBe(message);
+    }
+    // A repeated field that hands on no checks twice is read as JSON.parse reads it.
+    const emptyFirst = withProjects(`${first.replace('"checks":[', '"checks":[],"checks":[')}},${second}}`);
+    expect((await readText(emptyFirst)).projects[0]!.checks).toHaveLength(40);
+  });
+
+  it('refuses what is not one JSON object, and checks outside of arrays', async () => {
+    const doc = JSON.parse(await exportDocument());
+    const text = JSON.stringify(doc);
+    expect(await rejection(readText(''))).toBeInstanceOf(NotJsonError);
+    expect(await rejection(readText('  \n'))).toBeInstanceOf(NotJsonError);
+    expect(await rejection(readText(text.slice(0, -5)))).toBeInstanceOf(NotJsonError);
+    expect(await rejection(readText(`${text} {}`))).toBeInstanceOf(NotJsonError);
+    await expect(readText(`\n${text}\n\n`)).resolves.toBeTruthy(); // blanks around it are fine
+    expect((await rejection(readText('[]'))).message).toBe('not a checkd export: expected a JSON object');
+    expect((await rejection(readText('"checkd-export"'))).message).toBe('not a checkd export: expected a JSON object');
+    expect((await rejection(readText('{}'))).message).toBe('not a checkd export: "format" must be "checkd-export"');
+    // A project list given as an object: its checks are not read as checks.
+    const handed: CheckPlace[] = [];
+    const objectShaped = { ...doc, projects: { first: doc.projects[0] } };
+    const validation = new ExportValidation();
+    const rest = await parseExportStream(inPieces(JSON.stringify(objectShaped), 512), (_r, place) => handed.push(place), () => undefined);
+    expect(handed).toEqual([]);
+    expect(() => validation.finish(rest)).toThrow('projects: expected an array');
+  });
+
+  it('stops reading at a wrong format or version, before the rest of the file', async () => {
+    for (const [head, message] of <Array<[string, string]>>[
+      ['{"format":"healthchecks",', '"format" must be "checkd-export"'],
+      ['{"format":"checkd-export","version":2,', 'unsupported export version 2'],
+    ]) {
+      let pulledRest = false;
+      const chunks = (async function* () {
+        yield Buffer.from(head);
+        pulledRest = true;
+        yield Buffer.from('"projects":[]}');
+      })();
+      expect((await rejection(read(chunks))).message).toContain(message);
+      expect(pulledRest, message).toBe(false);
+    }
+  });
+
+  it('tells a failed read from bad content', async () => {
+    const failing = (async function* () {
+      yield Buffer.from('{"format":"checkd-export",');
+      throw new Error('EIO: i/o error, read');
+    })();
+    const err = await rejection(read(failing));
+    expect(err).toBeInstanceOf(InputError);
+    expect(err.message).toBe('EIO: i/o error, read');
+  });
+});
