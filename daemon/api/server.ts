@@ -42,6 +42,16 @@ export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions)
   }
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  // Content-Type is ignored everywhere (api-details §3, ping-protocol §10.1), but
+  // Fastify answers 415 to one it cannot parse ("text", "foo") before any parser
+  // or handler runs: a job's /fail would be lost. Every body is read as bytes
+  // anyway, so the header is replaced by one that always reaches the parser above.
+  // (Fastify also refuses a QUERY without one, on Node versions that parse QUERY.)
+  app.addHook('onRequest', (req, _reply, done) => {
+    const headers = req.raw.headers;
+    if (headers['content-type'] !== undefined || req.method === 'QUERY') headers['content-type'] = 'application/octet-stream';
+    done();
+  });
 
   app.setNotFoundHandler((_req, reply) => reply.code(404).type('text/plain').send(''));
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {

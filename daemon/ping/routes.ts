@@ -1,11 +1,16 @@
 // The ping endpoints (ping-protocol §1–§4): /ping/<uuid>[/start|/fail|/log|/<exit>]
 // and /ping/<ping-key>/<slug>[/...] with ?create=1. Every method is a ping.
+import { METHODS as NODE_METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddress } from './remote-addr.js';
 import { UUID_RE } from '../domain/ids.js';
 import type { PingService, PingFacts, PingSuffix } from '../service/pings.js';
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+/**
+ * Every method Node's HTTP parser hands over is a ping (ping-protocol §2: TRACE,
+ * PURGE, PROPFIND... like GET). CONNECT never reaches a request handler.
+ */
+const METHODS = NODE_METHODS.filter((m) => m !== 'CONNECT');
 const SEGMENT_RE = /^[-a-zA-Z0-9_]+$/;
 const EXIT_RE = /^[0-9]+$/;
 const RID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -61,7 +66,6 @@ const EMPTY = Buffer.alloc(0);
  */
 function bodyAtHand(req: FastifyRequest): Buffer | undefined {
   if (Buffer.isBuffer(req.body)) return req.body;
-  if (req.method !== 'GET' && req.method !== 'HEAD') return EMPTY;
   const length = req.headers['content-length'];
   if (length === undefined && req.headers['transfer-encoding'] === undefined) return EMPTY;
   if (length !== undefined && (Number(length) || 0) === 0) return EMPTY;
@@ -69,7 +73,7 @@ function bodyAtHand(req: FastifyRequest): Buffer | undefined {
 }
 
 /**
- * The body of a GET or HEAD that has one. Fastify parses none for those, but a
+ * The body of a GET, HEAD or TRACE that has one. Fastify parses none for those, but a
  * ping stores the body of every method (ping-protocol §10.1), so it is read
  * here; at most `keep` bytes are kept, the rest is drained. Null when it
  * exceeds the cap.
@@ -92,12 +96,16 @@ async function readBody(req: FastifyRequest, keep: number): Promise<Buffer | nul
 }
 
 export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions): void {
+  const known = new Set(app.supportedMethods);
+  // Bodies of methods Fastify does not know are parsed like POST's.
+  for (const m of METHODS) if (!known.has(m)) app.addHttpMethod(m, { hasBody: true });
   const facts = (req: FastifyRequest, raw: Buffer, rid: string | null): PingFacts => {
     const proto = req.headers['x-forwarded-proto'];
     const xff = req.headers['x-forwarded-for'];
     return {
       method: req.method,
-      scheme: typeof proto === 'string' && proto !== '' ? proto : 'http',
+      // Present but empty stays empty, as the reference records it.
+      scheme: typeof proto === 'string' ? proto : 'http',
       remoteAddr: clientAddress(Array.isArray(xff) ? xff[0] : xff, req.socket.remoteAddress, opts.trustProxy),
       ua: (req.headers['user-agent'] ?? '').slice(0, UA_MAX),
       body: raw.subarray(0, opts.pingBodyLimit),
@@ -160,7 +168,7 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
   };
 
   const route = (url: string, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
-    app.route({ method: [...METHODS], url, exposeHeadRoute: false, bodyLimit: PING_REQUEST_CAP, handler });
+    app.route({ method: METHODS, url, exposeHeadRoute: false, bodyLimit: PING_REQUEST_CAP, handler });
 
   route('/ping/:a', async (req, reply) => {
     const { a } = req.params as { a: string };

@@ -320,4 +320,15 @@ describe('request body parsing (§3)', () => {
     expect(r.status).toBe(201);
     expect(r.json.name).toBe('typed');
   });
+
+  it.each(['text', 'foo', 'a b', '/', 'text/'])('ignores a Content-Type that is not a media type (%j): no 415', async (type) => {
+    const r = await api(env.url, v3('/checks/'), {
+      method: 'POST',
+      key: env.p.apiKey,
+      rawBody: JSON.stringify({ name: `typed ${type}` }),
+      headers: { 'Content-Type': type },
+    });
+    expect(r.status).toBe(201);
+    expect(r.json.name).toBe(`typed ${type}`);
+  });
 });

@@ -132,6 +132,12 @@ describe('recorded fields', () => {
     expect(plain.scheme).toBe('http');
   });
 
+  it('an X-Forwarded-Proto sent empty is recorded empty, not as http', async () => {
+    const c = await createCheck(env);
+    await ping(env, c.uuid, { headers: { 'X-Forwarded-Proto': '' } });
+    expect((await listPings(env, c.uuid))[0].scheme).toBe('');
+  });
+
   it('without --trust-proxy, X-Forwarded-For is ignored: the peer address is recorded', async () => {
     const c = await createCheck(env);
     await ping(env, c.uuid, { headers: { 'X-Forwarded-For': '1.1.1.1, 2.2.2.2' } });

@@ -25,6 +25,14 @@ describe('with --trust-proxy', () => {
     expect(await recorded('::ffff:1.1.1.1')).toBe('::ffff:1.1.1.1');
   });
 
+  it('normalises IPv6 written with a dotted IPv4 tail; a mapped address is always written dotted', async () => {
+    expect(await recorded('0:0:0:0:0:ffff:1.1.1.1')).toBe('::ffff:1.1.1.1');
+    expect(await recorded('::FFFF:101:101')).toBe('::ffff:1.1.1.1');
+    expect(await recorded('::ffff:c0a8:ff0a')).toBe('::ffff:192.168.255.10');
+    expect(await recorded('::1.2.3.4')).toBe('::102:304');
+    expect(await recorded('2001:DB8::1.2.3.4')).toBe('2001:db8::102:304');
+  });
+
   it('falls back to the peer address without the header; stores an odd value verbatim', async () => {
     expect(await recorded(undefined)).toBe('127.0.0.1');
     expect(await recorded('unknown')).toBe('unknown');

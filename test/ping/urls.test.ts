@@ -3,6 +3,7 @@
 // and that refused requests record nothing.
 import { describe, expect, it } from 'vitest';
 import {
+  api,
   createCheck,
   getCheck,
   listPings,
@@ -191,6 +192,49 @@ describe('methods', () => {
     expect(pings.map((p) => p.method)).toEqual([...methods].reverse());
     expect(pings.every((p) => p.type === 'success')).toBe(true);
     expect(await nPings(c.uuid)).toBe(methods.length);
+  });
+
+  it('every other method Node parses (TRACE, PURGE, PROPFIND...) is a ping too, with its body', async () => {
+    const c = await createCheck(env);
+    const methods = ['TRACE', 'PURGE', 'PROPFIND', 'MKCOL', 'REPORT', 'LINK', 'NOTIFY', 'M-SEARCH'];
+    for (const method of methods) {
+      const r = await send(env.url, `/ping/${c.uuid}`, { method, body: `via ${method}` });
+      expectAccepted(r);
+    }
+    const pings = await listPings(env, c.uuid);
+    expect(pings.map((p) => p.method)).toEqual([...methods].reverse());
+    expect(pings.every((p) => p.type === 'success')).toBe(true);
+    for (const p of pings) {
+      const body = await api(env.url, `/api/v3/checks/${c.uuid}/pings/${p.n}/body`, { key: env.p.apiKey });
+      expect(body.text, p.method).toBe(`via ${p.method}`);
+    }
+    // The slug forms and the suffixes take them as well.
+    const s = await createCheck(env, { slug: 'purged' });
+    expectAccepted(await send(env.url, `/ping/${env.p.pingKey}/purged/fail`, { method: 'PURGE' }));
+    expect(await getCheck(env, s.uuid)).toMatchObject({ status: 'down', n_pings: 1 });
+  });
+
+  it('a Content-Type that is not a media type is ignored: the ping is recorded with its body, never 415', async () => {
+    const c = await createCheck(env);
+    const cases: Array<[string, string, string | undefined]> = [
+      ['POST', 'text', 'hello'],
+      ['POST', 'foo', undefined],
+      ['GET', 'a b', 'on a get'],
+      ['PUT', '/', 'put'],
+      ['POST', 'text/', 'last'],
+    ];
+    for (const [method, type, body] of cases) {
+      const r = await send(env.url, `/ping/${c.uuid}/log`, { method, body, headers: { 'Content-Type': type } });
+      expectAccepted(r);
+    }
+    expectAccepted(await send(env.url, `/ping/${c.uuid}/fail`, { method: 'POST', body: 'x', headers: { 'Content-Type': 'foo' } }));
+    expect(await getCheck(env, c.uuid)).toMatchObject({ status: 'down', n_pings: cases.length + 1 });
+    const logged = (await listPings(env, c.uuid)).filter((p) => p.type === 'log').reverse();
+    for (const [i, [, type, body]] of cases.entries()) {
+      const r = await api(env.url, `/api/v3/checks/${c.uuid}/pings/${logged[i].n}/body`, { key: env.p.apiKey });
+      expect(r.status, type).toBe(body === undefined ? 404 : 200);
+      if (body !== undefined) expect(r.text, type).toBe(body);
+    }
   });
 
   it('HEAD is a full ping: counted and changes the status', async () => {
