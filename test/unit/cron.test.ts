@@ -266,6 +266,16 @@ describe('cron across DST (§5.4 rules 2 and 3)', () => {
       '2024-03-10T07:00:00Z',
       '2024-03-11T06:00:00Z',
     ]);
+    // A last ping in the second before the jump still has the gap's run ahead of it
+    // (§5.4 step 1 adds the second on the wall clock: 01:59:59 → 02:00:00, in the gap).
+    expect(fires('30 2 * * *', 'America/New_York', '2024-03-10T06:59:59', 2)).toEqual([
+      '2024-03-10T07:00:00Z',
+      '2024-03-11T06:30:00Z',
+    ]);
+    expect(fires('30 3 * * *', 'Europe/Riga', '2024-03-31T00:59:59.400')).toEqual(['2024-03-31T01:00:00Z']);
+    expect(fires('0 0,3 * * *', 'Europe/Riga', '2024-03-31T00:59:59')).toEqual(['2024-03-31T01:00:00Z']);
+    // Once past the jump, that run is history.
+    expect(fires('30 3 * * *', 'Europe/Riga', '2024-03-31T01:00:00')).toEqual(['2024-04-01T00:30:00Z']);
     // Every minute of the gap catches up to the same 04:00, which fires once.
     expect(fires('15,45 3 * * *', 'Europe/Riga', '2024-03-30T12:00', 2)).toEqual([
       '2024-03-31T01:00:00Z',

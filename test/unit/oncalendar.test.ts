@@ -276,6 +276,9 @@ describe('OnCalendar across DST (§5.4 rule 4)', () => {
   it('skips nonexistent wall times: no catch-up run', () => {
     expect(fires('03:30', 'Europe/Riga', '2024-03-30T12:00')).toEqual(['2024-04-01T00:30:00Z']);
     expect(fires('02:00', 'America/New_York', '2024-03-09T12:00')).toEqual(['2024-03-11T06:00:00Z']);
+    // From the last second before the jump too: the search starts inside the gap and skips it.
+    expect(fires('02:30', 'America/New_York', '2024-03-10T06:59:59')).toEqual(['2024-03-11T06:30:00Z']);
+    expect(fires('03:00', 'America/New_York', '2024-03-10T06:59:59')).toEqual(['2024-03-10T07:00:00Z']);
     // A per-minute schedule just has no runs during the gap.
     expect(fires('*:00/30', 'Europe/Riga', '2024-03-31T00:15', 2)).toEqual([
       '2024-03-31T00:30:00Z',

@@ -178,9 +178,10 @@ export type GapPolicy =
   | 'skip';
 
 /**
- * §5.4 rules 2 and 4: search the naive wall clock of `tz` from the wall time of
- * `startMs`; an ambiguous wall time fires at its first occurrence only. Returns the
- * first fire instant >= `startMs`, or null when none comes before `beforeWall`.
+ * §5.4 rules 2 and 4: search the naive wall clock of `tz`; an ambiguous wall time
+ * fires at its first occurrence only. `startMs` is one second after a whole-second
+ * instant T. Returns the first fire instant >= `startMs`, or null when none comes
+ * before `beforeWall`.
  */
 export function firstFireOnWallClock(
   pattern: WallPattern,
@@ -189,7 +190,10 @@ export function firstFireOnWallClock(
   beforeWall: WallMs,
   gapPolicy: GapPolicy,
 ): number | null {
-  let fromWall = toWallMs(startMs, tz);
+  // §5.4 step 1 adds the second on the wall clock: when T is the last second before
+  // clocks jump forward, the search must start inside the gap (02:00:00 after
+  // 01:59:59), or a job due in the gap would lose its catch-up run.
+  let fromWall = toWallMs(startMs - SECOND_MS, tz) + SECOND_MS;
   for (;;) {
     const wall = firstWallMatch(pattern, fromWall, beforeWall);
     if (wall === null) return null;
