@@ -7,7 +7,7 @@ import { jsonObjectBody } from './body.js';
 import { registerResource } from './resource.js';
 import { checkToJson } from '../domain/representation.js';
 import { validateCheckInput } from '../domain/check-input.js';
-import { tagList, UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
+import { isCheckCode, tagList, UUID_RE } from '../domain/ids.js';
 import type { VersionedContext } from './context.js';
 import type { AuthResult } from '../store/store.js';
 import type { CheckRecord } from '../domain/types.js';
@@ -104,11 +104,9 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
     {
       GET: async (req, reply) => {
         const { code } = req.params as Params;
-        const byUuid = UUID_RE.test(code);
-        if (!byUuid && !UNIQUE_KEY_RE.test(code)) return reply.code(404).type('text/plain').send('');
         const auth = authenticate(store, req, reply, 'read');
         if (!auth) return reply;
-        if (byUuid) {
+        if (UUID_RE.test(code)) {
           const check = ownCheck(code, auth, reply);
           return check ? reply.send(represent(check, auth.readOnly, false)) : reply;
         }
@@ -118,7 +116,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
       },
       POST: async (req, reply) => {
         const { code } = req.params as Params;
-        if (!UUID_RE.test(code)) return notUuid(code, reply);
+        if (!UUID_RE.test(code)) return onlyGetByUniqueKey(reply);
         const body = jsonObjectBody(req, reply);
         if (!body) return reply;
         const auth = authenticate(store, req, reply, 'write', body);
@@ -134,7 +132,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
       },
       DELETE: async (req, reply) => {
         const { code } = req.params as Params;
-        if (!UUID_RE.test(code)) return notUuid(code, reply);
+        if (!UUID_RE.test(code)) return onlyGetByUniqueKey(reply);
         const auth = authenticate(store, req, reply, 'write');
         if (!auth) return reply;
         if (!ownCheck(code, auth, reply)) return reply;
@@ -144,7 +142,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
         return reply.send(represent(deleted, false, true));
       },
     },
-    { config },
+    { config, paramsMatch: ({ code }) => isCheckCode(code!) },
   );
 
   for (const action of ['pause', 'resume'] as const) {
@@ -154,7 +152,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
       {
         POST: async (req, reply) => {
           const { code } = req.params as Params;
-          if (!UUID_RE.test(code)) return reply.code(404).type('text/plain').send('');
           const body = jsonObjectBody(req, reply);
           if (!body) return reply;
           const auth = authenticate(store, req, reply, 'write', body);
@@ -167,13 +164,12 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
           return reply.send(represent(result.check, false, true));
         },
       },
-      { config },
+      { config, paramsMatch: ({ code }) => UUID_RE.test(code!) },
     );
   }
 }
 
-/** A unique_key only supports GET; anything else that is not a UUID matches no route. */
-function notUuid(code: string, reply: FastifyReply): FastifyReply {
-  if (UNIQUE_KEY_RE.test(code)) return reply.code(405).header('Allow', 'GET, OPTIONS').type('text/plain').send('');
-  return reply.code(404).type('text/plain').send('');
+/** A unique_key names a check for GET only (the path's params already matched one of the two forms). */
+function onlyGetByUniqueKey(reply: FastifyReply): FastifyReply {
+  return reply.code(405).header('Allow', 'GET, OPTIONS').type('text/plain').send('');
 }

@@ -6,7 +6,7 @@ import { registerResource } from './resource.js';
 import { inWindow, parseFlipWindow } from './flips-query.js';
 import { badgeUrls } from '../domain/badges.js';
 import { isoMicros, isoSeconds } from '../domain/format.js';
-import { UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
+import { isCheckCode, UUID_RE } from '../domain/ids.js';
 import type { VersionedContext } from './context.js';
 import type { BadgeTallies } from './badge-tallies.js';
 import type { AuthResult } from '../store/store.js';
@@ -53,7 +53,6 @@ export function registerReadRoutes(
     {
       GET: async (req, reply) => {
         const { code } = req.params as { code: string };
-        if (!UUID_RE.test(code)) return empty(reply, 404);
         const auth = authenticate(store, req, reply, 'write');
         if (!auth) return reply;
         const check = ownCheck(code, auth, reply);
@@ -62,7 +61,7 @@ export function registerReadRoutes(
         return reply.send({ pings: store.listPings(check.uuid, limit).map((p) => pingJson(check, p)) });
       },
     },
-    { config, collection: true },
+    { config, collection: true, paramsMatch: ({ code }) => UUID_RE.test(code!) },
   );
 
   registerResource(
@@ -71,7 +70,6 @@ export function registerReadRoutes(
     {
       GET: async (req, reply) => {
         const { code, n } = req.params as { code: string; n: string };
-        if (!UUID_RE.test(code) || !/^\d+$/.test(n)) return empty(reply, 404);
         const auth = authenticate(store, req, reply, 'write');
         if (!auth) return reply;
         const check = ownCheck(code, auth, reply);
@@ -84,7 +82,7 @@ export function registerReadRoutes(
         return reply.header('Content-Type', 'text/plain').send(Buffer.from(ping.body));
       },
     },
-    { config },
+    { config, paramsMatch: ({ code, n }) => UUID_RE.test(code!) && /^\d+$/.test(n!) },
   );
 
   registerResource(
@@ -94,13 +92,13 @@ export function registerReadRoutes(
       GET: async (req, reply) => {
         const { code } = req.params as { code: string };
         const byUuid = UUID_RE.test(code);
-        if (!byUuid && !UNIQUE_KEY_RE.test(code)) return empty(reply, 404);
         const auth = authenticate(store, req, reply, 'read');
         if (!auth) return reply;
         const check = byUuid ? ownCheck(code, auth, reply) : (store.checkByUniqueKey(auth.project.id, code) ?? null);
         if (!check) return byUuid ? reply : empty(reply, 404);
         const window = parseFlipWindow(req.query as Record<string, string>, clock.now());
-        if (!window) return empty(reply, 400);
+        // Upstream's empty 400 is Django's default type (api-details §4).
+        if (!window) return reply.code(400).type('text/html; charset=utf-8').send('');
         // The seed document wins: a bare array, newest first.
         const flips = store
           .listFlips(check.uuid)
@@ -109,7 +107,7 @@ export function registerReadRoutes(
         return reply.type('application/json').send(JSON.stringify(flips));
       },
     },
-    { config, collection: true },
+    { config, collection: true, paramsMatch: ({ code }) => isCheckCode(code!) },
   );
 
   registerResource(

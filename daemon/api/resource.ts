@@ -1,6 +1,7 @@
 // Registers one API path with the reference's method handling (api-details
 // §1.3, §1.4, §16): CORS headers on every answer, OPTIONS → 204, other methods →
-// 405 before auth, and a 301 to the slash form for collection paths.
+// 405 before auth, and a 301 to the slash form for collection paths. A path
+// parameter of the wrong form matches no route (§1.2): 404 whatever the method.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 
 type Method = 'GET' | 'POST' | 'DELETE';
@@ -18,7 +19,15 @@ export interface ResourceOptions {
   config?: Record<string, unknown>;
   /** Collection paths end with "/" and redirect the slash-less form. */
   collection?: boolean;
+  /**
+   * Whether the path parameters have the forms this path serves (a UUID, a
+   * number...). When they do not, every method is a 404 before auth, as upstream's
+   * URL patterns match nothing: not a 405, an OPTIONS 204 or a redirect.
+   */
+  paramsMatch?: (params: Record<string, string>) => boolean;
 }
+
+const notFound = (reply: FastifyReply) => reply.code(404).type('text/plain').send('');
 
 export function registerResource(
   app: FastifyInstance,
@@ -28,8 +37,10 @@ export function registerResource(
 ): void {
   const methods = Object.keys(handlers) as Method[];
   const allow = [...methods, 'OPTIONS'].join(', ');
-  const onRequest = async (_req: FastifyRequest, reply: FastifyReply) => {
+  const paramsMatch = opts.paramsMatch ?? (() => true);
+  const onRequest = async (req: FastifyRequest, reply: FastifyReply) => {
     corsHeaders(reply, allow);
+    if (!paramsMatch(req.params as Record<string, string>)) return notFound(reply);
   };
   for (const method of methods) {
     app.route({
@@ -62,11 +73,14 @@ export function registerResource(
     app.route({
       method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
       url: bare,
+      onRequest: async (req, reply) => {
+        if (!paramsMatch(req.params as Record<string, string>)) return notFound(reply);
+      },
       handler: async (req, reply) => {
         const q = req.url.indexOf('?');
         const target = req.url.slice(0, q === -1 ? undefined : q) + '/' + (q === -1 ? '' : req.url.slice(q));
-        // 308 keeps the method and body for writes; GET keeps the reference's 301.
-        return reply.redirect(target, req.method === 'GET' ? 301 : 308);
+        // 308 keeps the method and body for writes; GET and HEAD keep the reference's 301.
+        return reply.redirect(target, req.method === 'GET' || req.method === 'HEAD' ? 301 : 308);
       },
     });
   }

@@ -44,6 +44,11 @@ export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 // The reference accepts [A-z0-9]{40}, which includes a few punctuation characters.
 export const UNIQUE_KEY_RE = /^[A-z0-9]{40}$/;
 
+/** A check named in a read path: by UUID, or by the read-only unique_key. */
+export function isCheckCode(code: string): boolean {
+  return UUID_RE.test(code) || UNIQUE_KEY_RE.test(code);
+}
+
 /** The v1/v2 slug derivation from a name (Django's slugify). */
 export function slugify(value: string): string {
   return value

@@ -44,7 +44,8 @@ export function checkToJson(check: CheckRecord, opts: RepresentationOptions): Re
   doc.filter_http_body = check.filterHttpBody;
   doc.filter_default_fail = check.filterDefaultFail;
   doc.badge_url = `${baseUrl}/b/2/${check.badgeKey}.svg`;
-  if (check.lastDuration !== null && Math.trunc(check.lastDuration / 1000) !== 0) {
+  // The run's length decides, not its truncation: a 0.7 s run shows 0 (as upstream's `if last_duration:`).
+  if (check.lastDuration !== null && check.lastDuration !== 0) {
     doc.last_duration = Math.trunc(check.lastDuration / 1000);
   }
   if (opts.readOnly) {

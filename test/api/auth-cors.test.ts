@@ -199,6 +199,30 @@ describe('OPTIONS and 405', () => {
     expectCors(res.headers);
   });
 
+  it('a path parameter of the wrong form matches no route: 404 for every method, never 405, 204 or a redirect', async () => {
+    const paths = [
+      v3('/checks/not-an-uuid'),
+      v3(`/checks/${uuid.toUpperCase()}`),
+      v3('/checks/not-an-uuid/pause'),
+      v3(`/checks/${uuid.toUpperCase()}/resume`),
+      v3('/checks/not-an-uuid/pings/'),
+      v3(`/checks/${expectedUniqueKey(uuid)}/pings/`),
+      v3(`/checks/${uuid}/pings/abc/body`),
+      v3(`/checks/${uuid}/pings/-1/body`),
+      v3(`/checks/${expectedUniqueKey(uuid)}/pings/1/body`),
+      v3(`/checks/${uuid.toUpperCase()}/flips/`),
+      v3('/checks/not-an-uuid/flips'),
+      v3('/checks/not-an-uuid/pings'),
+    ];
+    for (const path of paths) {
+      for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
+        const res = await api(env.url, path, { method, key: env.p.apiKey });
+        expect(res.status, `${method} ${path}`).toBe(404);
+        expect(res.text, `${method} ${path}`).toBe('');
+      }
+    }
+  });
+
   it('PUT and PATCH are 405 on the single-check route too', async () => {
     for (const m of ['PUT', 'PATCH']) {
       const res = await api(env.url, v3(`/checks/${uuid}`), { method: m, key: env.p.apiKey });
@@ -220,6 +244,13 @@ describe('trailing slashes', () => {
       expect(plain.headers.get('location')).toBe(path + '/');
     },
   );
+
+  it.each(['/checks', '/checks/UUID/flips', '/checks/UUID/pings'])('HEAD %s → 301 like GET', async (p) => {
+    const path = v3(p.replace('UUID', uuid));
+    const res = await api(env.url, path + '?seconds=60', { method: 'HEAD', key: env.p.apiKey });
+    expect(res.status).toBe(301);
+    expect(res.headers.get('location')).toBe(path + '/?seconds=60');
+  });
 
   it('GET /api/v3/status → 301 to /api/v3/status/, no key needed', async () => {
     const res = await api(env.url, v3('/status'));

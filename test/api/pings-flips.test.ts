@@ -229,10 +229,11 @@ describe('flips', () => {
     '?seconds=abc',
     '?seconds=1e3',
     '?start=0&end=x',
-  ])('%s → 400 with an empty body', async (q) => {
+  ])('%s → 400 with an empty body, typed text/html as upstream', async (q) => {
     const r = await flips(uuid, q);
     expect(r.status).toBe(400);
     expect(r.text).toBe('');
+    expect(r.headers.get('content-type')).toMatch(/^text\/html/);
   });
 
   it('the limits themselves are valid', async () => {
@@ -287,11 +288,12 @@ describe('timing fields of the check representation', () => {
     const written = await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey, body: {} });
     expect(Object.keys(written.json)).toEqual(withDuration(RW_WRITE_KEYS));
     expect(Object.keys(written.json)).toHaveLength(30);
-    // A run shorter than a second leaves no last_duration.
+    // A run shorter than a second still ran: last_duration 0 (upstream tests the
+    // duration, `if self.last_duration:`, then truncates it).
     await ping(env, c.uuid, { suffix: 'start' });
     clock.advance(400);
     await ping(env, c.uuid);
-    expect((await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey })).json).not.toHaveProperty('last_duration');
+    expect((await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey })).json).toHaveProperty('last_duration', 0);
   });
 
   it('status moves up → grace → down as time passes, without any request changing it', async () => {

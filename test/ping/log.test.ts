@@ -54,6 +54,20 @@ describe('dates and durations', () => {
     expect(check.started).toBe(false);
   });
 
+  it('a run shorter than a second: last_duration 0 is present; a zero-length run has none', async () => {
+    const c = await createCheck(env);
+    at(T0);
+    await ping(env, `${c.uuid}/start`);
+    at(T0 + 720);
+    await ping(env, `${c.uuid}/fail`);
+    expect((await listPings(env, c.uuid))[0].duration).toBe(0.72);
+    expect(await getCheck(env, c.uuid)).toHaveProperty('last_duration', 0);
+    const z = await createCheck(env);
+    await ping(env, `${z.uuid}/start`);
+    await ping(env, z.uuid);
+    expect(await getCheck(env, z.uuid)).not.toHaveProperty('last_duration');
+  });
+
   it('overlapping runs by rid: start A, start B, success A, success B → 120 and 300', async () => {
     const c = await createCheck(env);
     at(T0);
