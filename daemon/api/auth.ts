@@ -27,7 +27,9 @@ export function authenticate(
   body: Record<string, unknown> | null = null,
 ): AuthResult | null {
   const key = apiKeyOf(req, body);
-  if (key.length !== API_KEY_LENGTH) {
+  // Characters as the reference counts them (code points): a 32-character key with
+  // an emoji in it is a wrong key, not a missing one.
+  if ([...key].length !== API_KEY_LENGTH) {
     void reply.code(401).send({ error: 'missing api key' });
     return null;
   }

@@ -2,7 +2,9 @@
 // empty body is {}, anything that is not a JSON object is a 400.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a byte-order mark in the text, so that JSON.parse refuses it as
+// the reference's json.loads does (api-details §3.1), instead of dropping it silently.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Returns the parsed object, or answers 400 itself and returns null. */
 export function jsonObjectBody(req: FastifyRequest, reply: FastifyReply): Record<string, unknown> | null {

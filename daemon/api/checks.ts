@@ -116,7 +116,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
       },
       POST: async (req, reply) => {
         const { code } = req.params as Params;
-        if (!UUID_RE.test(code)) return onlyGetByUniqueKey(reply);
         const body = jsonObjectBody(req, reply);
         if (!body) return reply;
         const auth = authenticate(store, req, reply, 'write', body);
@@ -132,7 +131,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
       },
       DELETE: async (req, reply) => {
         const { code } = req.params as Params;
-        if (!UUID_RE.test(code)) return onlyGetByUniqueKey(reply);
         const auth = authenticate(store, req, reply, 'write');
         if (!auth) return reply;
         if (!ownCheck(code, auth, reply)) return reply;
@@ -142,7 +140,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
         return reply.send(represent(deleted, false, true));
       },
     },
-    { config, paramsMatch: ({ code }) => isCheckCode(code!) },
+    { config, paramsMatch: ({ code }) => isCheckCode(code!), getOnly: ({ code }) => !UUID_RE.test(code!) },
   );
 
   for (const action of ['pause', 'resume'] as const) {
@@ -167,9 +165,4 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
       { config, paramsMatch: ({ code }) => UUID_RE.test(code!) },
     );
   }
-}
-
-/** A unique_key names a check for GET only (the path's params already matched one of the two forms). */
-function onlyGetByUniqueKey(reply: FastifyReply): FastifyReply {
-  return reply.code(405).header('Allow', 'GET, OPTIONS').type('text/plain').send('');
 }

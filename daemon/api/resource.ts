@@ -25,7 +25,15 @@ export interface ResourceOptions {
    * URL patterns match nothing: not a 405, an OPTIONS 204 or a redirect.
    */
   paramsMatch?: (params: Record<string, string>) => boolean;
+  /**
+   * Whether the path parameters name the resource for reading only (a check's
+   * unique_key): then GET is its one method, in the CORS list and the 405s too.
+   */
+  getOnly?: (params: Record<string, string>) => boolean;
 }
+
+const GET_ONLY = 'GET, OPTIONS';
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/plain').send('');
 
@@ -39,8 +47,11 @@ export function registerResource(
   const allow = [...methods, 'OPTIONS'].join(', ');
   const paramsMatch = opts.paramsMatch ?? (() => true);
   const onRequest = async (req: FastifyRequest, reply: FastifyReply) => {
-    corsHeaders(reply, allow);
-    if (!paramsMatch(req.params as Record<string, string>)) return notFound(reply);
+    const params = req.params as Record<string, string>;
+    const getOnly = opts.getOnly?.(params) === true;
+    corsHeaders(reply, getOnly ? GET_ONLY : allow);
+    if (!paramsMatch(params)) return notFound(reply);
+    if (getOnly && !READS.has(req.method)) return reply.code(405).header('Allow', GET_ONLY).type('text/plain').send('');
   };
   for (const method of methods) {
     app.route({

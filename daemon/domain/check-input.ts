@@ -58,7 +58,9 @@ const bool: Rule = (field, value) =>
 const duration: Rule = (field, value) => {
   const n = typeof value === 'boolean' ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isFinite(n) || !Number.isInteger(n)) {
-    if (typeof n === 'number' && !Number.isNaN(n) && Math.abs(n) > DURATION_MAX) {
+    // Only an integer too long for a double (JSON.parse makes it Infinity) is out of
+    // range; a fraction is "not a number" whatever its size (§6.6: type before range).
+    if (n === Infinity || n === -Infinity) {
       return { error: n > 0 ? `${field} is too large` : `${field} is too small` };
     }
     return { error: `${field} is not a number` };

@@ -55,8 +55,9 @@ export function slugify(value: string): string {
     .normalize('NFKD')
     .replace(/[^\x00-\x7f]/g, '')
     .toLowerCase()
-    .replace(/[^\w\s-]/g, '')
-    .replace(/[-\s]+/g, '-')
+    // Python's \s also takes the separators \x1c-\x1f, JavaScript's does not.
+    .replace(/[^\w\s\x1c-\x1f-]/g, '')
+    .replace(/[-\s\x1c-\x1f]+/g, '-')
     .replace(/^[-_]+|[-_]+$/g, '');
 }
 

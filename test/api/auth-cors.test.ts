@@ -68,7 +68,8 @@ function expectCors(headers: Headers, allowed?: string[]) {
   expect(headers.get('access-control-max-age')).toBe('600');
   const methods = (headers.get('access-control-allow-methods') ?? '').split(',').map((s) => s.trim());
   expect(methods).toContain('OPTIONS');
-  for (const m of allowed ?? []) expect(methods).toContain(m);
+  // Exactly the route's methods: a unique_key path must not advertise POST or DELETE.
+  if (allowed) expect([...methods].sort()).toEqual([...allowed, 'OPTIONS'].sort());
 }
 
 describe('authentication on every route', () => {
@@ -131,6 +132,24 @@ describe('authentication on every route', () => {
     expect((await api(env.url, path, { method: 'DELETE' })).json).toEqual({ error: 'missing api key' });
     expect((await api(env.url, path, { method: 'DELETE', key: 'y'.repeat(32) })).json).toEqual({ error: 'wrong api key' });
     expect((await api(env.url, path, { method: 'DELETE', key: env.p.apiKeyReadonly })).json).toEqual({ error: 'wrong api key' });
+  });
+
+  it('key length counts characters (code points), not UTF-16 units', async () => {
+    // 31 ASCII characters and an emoji: 32 characters, so a wrong key, not a missing one.
+    const emoji32 = `\u{1F600}${'1'.repeat(31)}`;
+    const emoji31 = `\u{1F600}${'1'.repeat(30)}`;
+    expect((await api(env.url, v3('/checks/'), { body: { api_key: emoji32 } })).json).toEqual({ error: 'wrong api key' });
+    expect((await api(env.url, v3('/checks/'), { body: { api_key: emoji31 } })).json).toEqual({ error: 'missing api key' });
+  });
+
+  it('a unique_key path answers PUT, POST and DELETE with 405 and Allow: GET, OPTIONS', async () => {
+    const path = v3(`/checks/${expectedUniqueKey(uuid)}`);
+    for (const method of ['POST', 'DELETE', 'PUT', 'PATCH']) {
+      const res = await api(env.url, path, { method, key: env.p.apiKey });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow'), method).toBe('GET, OPTIONS');
+      expectCors(res.headers, ['GET']);
+    }
   });
 
   it('a POST may carry the key in the body as api_key', async () => {

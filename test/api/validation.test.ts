@@ -49,6 +49,10 @@ const INVALID: Array<[Record<string, unknown>, string]> = [
   [{ timeout: 31536001 }, 'timeout is too large'],
   [{ timeout: 500 * 86400 }, 'timeout is too large'],
   [{ timeout: 3600.5 }, 'timeout is not a number'],
+  // a fraction is not a number at any size: the type comes before the range (§6.6)
+  [{ timeout: 31536000.5 }, 'timeout is not a number'],
+  [{ grace: 40000000.25 }, 'grace is not a number'],
+  [{ grace: -31536000.5 }, 'grace is not a number'],
   [{ timeout: { v: 1 } }, 'timeout is not a number'],
   // booleans count as 1 / 0, then the range applies
   [{ timeout: true }, 'timeout is too small'],
@@ -289,6 +293,22 @@ describe('request body parsing (§3)', () => {
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: 'could not parse request body' });
+  });
+
+  it('a body starting with a UTF-8 byte-order mark is unparseable, as json.loads finds it', async () => {
+    const res = await fetch(env.url + v3('/checks/'), {
+      method: 'POST',
+      headers: { 'X-Api-Key': env.p.apiKey },
+      body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name": "bom"}')]),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'could not parse request body' });
+  });
+
+  it('an integer too long for a double is too large, not a crash', async () => {
+    const r = await api(env.url, v3('/checks/'), { key: env.p.apiKey, rawBody: `{"timeout": 1${'0'.repeat(400)}}` });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ error: 'json validation error: timeout is too large' });
   });
 
   it('a multipart/form-data body is not accepted', async () => {

@@ -19,6 +19,8 @@ describe.each([1, 2])('v%i', (v) => {
     expect((await create(v, { name: 'Héllo,  Wörld!' })).json.slug).toBe('hello-world');
     expect((await create(v, { name: '  --Mixed_Case--  ' })).json.slug).toBe('mixed_case');
     expect((await create(v, { name: 'Foo', slug: 'explicit' })).json.slug).toBe('explicit');
+    // Python's whitespace includes the separators \x1c-\x1f: they become a hyphen.
+    expect((await create(v, { name: 'backup\u001fjob\u001cx' })).json.slug).toBe('backup-job-x');
     expect((await create(v, {})).json.slug).toBe('');
   });
 
