@@ -2,7 +2,7 @@
 // apart again in reverse order on shutdown.
 import type { FastifyInstance } from 'fastify';
 import { buildHttpServer } from './api/server.js';
-import { startGrpcServer, type GrpcServerHandle } from './grpc/server.js';
+import { logGrpcThrough, startGrpcServer, type GrpcServerHandle } from './grpc/server.js';
 import { addCheckdService } from './grpc/service.js';
 import { WatchHub } from './grpc/watch.js';
 import { Metrics } from './api/metrics.js';
@@ -118,6 +118,7 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
       ? `${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`
       : String(addr);
   let grpc: GrpcServerHandle;
+  logGrpcThrough(logger.child({ component: 'grpc' }));
   try {
     grpc = await startGrpcServer(config.grpcListen, (server, health) =>
       addCheckdService(server, health, { store, checks, clock, logger: logger.child({ component: 'grpc' }), hub, onWrite }),

@@ -102,7 +102,27 @@ function bodyForKey(req: FastifyRequest): Record<string, unknown> | null {
   }
 }
 
-/** Ping URLs carry no secrets but api_key may appear in a query by mistake. */
-function redactUrl(url: string): string {
-  return url.replace(/([?&]api_key=)[^&]*/gi, '$1[redacted]');
+/**
+ * Ping URLs carry no secrets but api_key may appear in a query by mistake, its
+ * name percent-encoded too (api%5Fkey) or after a ';'.
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q === -1) return url;
+  const params = url
+    .slice(q + 1)
+    .split(/([&;])/)
+    .map((part, i) => {
+      if (i % 2 === 1) return part; // a separator
+      const eq = part.indexOf('=');
+      if (eq === -1) return part;
+      let name: string;
+      try {
+        name = decodeURIComponent(part.slice(0, eq).replace(/\+/g, ' '));
+      } catch {
+        name = part.slice(0, eq);
+      }
+      return name.trim().toLowerCase() === 'api_key' ? `${part.slice(0, eq)}=[redacted]` : part;
+    });
+  return `${url.slice(0, q)}?${params.join('')}`;
 }

@@ -2,8 +2,11 @@
 // by addServices. Keepalive settings let a Watch stream live for days through
 // NAT and SSH tunnels.
 import { lstatSync, unlinkSync } from 'node:fs';
+import { connect } from 'node:net';
+import { format } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
+import type { Logger } from '../log.js';
 
 export interface GrpcServerHandle {
   server: grpc.Server;
@@ -23,11 +26,24 @@ export const KEEPALIVE_OPTIONS: grpc.ChannelOptions = {
   // (each unary call reconnected). Left unset, idle connections stay open.
 };
 
+/**
+ * grpc-js writes its own messages to stderr as plain text ("E No address
+ * added..."); the daemon's stderr carries JSON lines only, so they go through
+ * the daemon's logger instead.
+ */
+export function logGrpcThrough(logger: Logger): void {
+  grpc.setLogger({
+    error: (...args: unknown[]) => logger.warn(format(...args)),
+    info: (...args: unknown[]) => logger.info(format(...args)),
+    debug: (...args: unknown[]) => logger.debug(format(...args)),
+  });
+}
+
 export async function startGrpcServer(
   address: string,
   addServices: (server: grpc.Server, health: HealthImplementation) => void = () => {},
 ): Promise<GrpcServerHandle> {
-  if (address.startsWith('unix:')) removeStaleSocket(address.slice('unix:'.length));
+  if (address.startsWith('unix:')) await removeStaleSocket(address.slice('unix:'.length));
   const server = new grpc.Server(KEEPALIVE_OPTIONS);
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   health.addToServer(server);
@@ -55,12 +71,31 @@ export async function startGrpcServer(
 
 /**
  * A socket file left by a daemon that was killed would make bind fail with
- * EADDRINUSE; only a socket is removed, never another kind of file.
+ * EADDRINUSE; only a socket is removed, never another kind of file, and never
+ * one that a live process still answers on (another daemon's): that bind then
+ * fails as a TCP address in use does.
  */
-function removeStaleSocket(path: string): void {
+async function removeStaleSocket(path: string): Promise<void> {
   try {
-    if (lstatSync(path).isSocket()) unlinkSync(path);
+    if (!lstatSync(path).isSocket()) return;
   } catch {
-    // absent: nothing to clean
+    return; // absent: nothing to clean
   }
+  if (await answers(path)) return;
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone meanwhile
+  }
+}
+
+function answers(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
 }

@@ -1,10 +1,14 @@
 // Process life of `checkd serve` (contract.md): SIGTERM/SIGINT end it cleanly
 // with exit 0 (in-flight requests finish, gRPC streams are closed, LMDB is
 // closed), and a restart on the same data dir keeps everything.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connect, rpc, Watcher } from '../grpc/support.js';
-import { api, checkdJson, createProject, killLeftovers, listProjects, PORT0, serve, tempDir } from './support.js';
+import { api, CHECKD_BIN, checkdJson, childEnv, createProject, killLeftovers, listProjects, PORT0, serve, tempDir } from './support.js';
 
 const tmp = tempDir('checkd-cli-life-');
 let n = 0;
@@ -29,6 +33,30 @@ describe('signals', () => {
       expect(d.stderr()).not.toMatch(/"level":(50|60)|Error/);
     });
   }
+
+  it('SIGTERM while the program is still loading (before the ready line): clean shutdown, exit 0', async () => {
+    const dir = fresh();
+    const loading = `${tmp.path}/loading-${n}`;
+    const proc = spawn(
+      process.execPath,
+      ['--import', join(import.meta.dirname, 'fixtures/slow-commander.mjs'), CHECKD_BIN, 'serve', '--data-dir', dir, ...PORT0],
+      { env: childEnv({ CHECKD_LOG_LEVEL: 'info', CHECKD_TEST_LOADING: loading }), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = once(proc, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    for (let waited = 0; !existsSync(loading); waited += 5) {
+      if (waited > 10_000 || proc.exitCode !== null) throw new Error(`the program never started loading; stderr: ${stderr}`);
+      await sleep(5);
+    }
+    proc.kill('SIGTERM');
+    const [code, signal] = await exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(stdout).toBe('');
+    expect(stderr).toContain('"msg":"shutting down"');
+  });
 
   it('SIGTERM while a request is in flight: the request completes, then exit 0', async () => {
     const dir = fresh();

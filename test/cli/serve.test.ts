@@ -1,6 +1,6 @@
 // `checkd serve` (contract.md): port 0 and the ready line, defaults, flags over
 // env vars over defaults, and bad flags / unusable data dirs / taken ports.
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -422,8 +422,41 @@ describe('a port that is taken: start-up fails clearly', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`checkd: cannot listen for gRPC on 127.0.0.1:${p}: address already in use`);
     expect(r.stdout).not.toMatch(/checkd ready/);
+    // grpc-js's own complaint comes through the logger: every line but checkd's last word is JSON.
+    const lines = r.stderr.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('checkd: '))).toHaveLength(1);
+    for (const line of lines.filter((l) => !l.startsWith('checkd: '))) expect(() => JSON.parse(line), line).not.toThrow();
     // The data dir it opened is intact and usable.
     expect(await listProjects(dir)).toEqual([]);
+  });
+
+  it("a second daemon on the same unix socket fails and leaves the first one's socket alone", async () => {
+    const sock = `${fresh()}.sock`;
+    const dirA = fresh();
+    const p = await createProject(dirA);
+    const a = await serve(['--data-dir', dirA, '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
+    const r = await checkd(['serve', '--data-dir', fresh(), '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`checkd: cannot listen for gRPC on unix:${sock}: address already in use`);
+    expect(r.stdout).not.toMatch(/checkd ready/);
+    // The first daemon still answers on its socket.
+    const client = connect(`unix:${sock}`);
+    try {
+      expect(await rpc(client, 'GetProject', {}, p.api_key)).toMatchObject({ name: 'p' });
+    } finally {
+      client.close();
+    }
+    expect((await a.stop()).code).toBe(0);
+  });
+
+  it('a stale socket file left by a killed daemon is replaced', async () => {
+    const sock = `${fresh()}.sock`;
+    const a = await serve(['--data-dir', fresh(), '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
+    expect((await a.stop('SIGKILL')).signal).toBe('SIGKILL');
+    expect(lstatSync(sock).isSocket()).toBe(true);
+    const b = await serve(['--data-dir', fresh(), '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
+    expect(b.grpc).toBe(`unix:${sock}`);
+    expect((await b.stop()).code).toBe(0);
   });
 
   it('a second daemon on the same addresses fails while the first keeps serving', async () => {

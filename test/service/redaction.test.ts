@@ -61,6 +61,10 @@ describe('log redaction', () => {
     expect((await call(d.url, `/ping/${p.ping_key}/redact-me/fail?api_key=${extra}`, { method: 'POST', rawBody: `api_key=${extra}` })).status).toBe(200);
     expect((await call(d.url, `/ping/${uuid}/start?x=1&API_KEY=${unknownRw}`)).status).toBe(200);
     expect((await call(d.url, `/metrics?api_key=${p.api_key}`)).status).toBe(200);
+    // ... with the name percent-encoded, or after a ';'.
+    expect((await call(d.url, `/api/v3/checks/?api%5Fkey=${p.api_key}`)).status).toBeLessThan(500);
+    expect((await call(d.url, `/ping/${uuid}?%61pi_key=${extra}`)).status).toBe(200);
+    expect((await call(d.url, `/ping/${uuid}?x=1;api_key=${unknownRo}`)).status).toBe(200);
     expect((await call(d.url, `/no/such/path?api_key=${p.api_key_readonly}`)).status).toBe(404);
 
     // gRPC: the key travels in metadata.
