@@ -15,6 +15,8 @@ export interface ServeConfig {
   pingBodyLimit: number;
   trustProxy: boolean;
   logLevel: string;
+  /** The label of the project-wide (`*`) status badge. */
+  badgeLabel: string;
   /** Notifier settings (daemon/notify/config.ts); defaults when absent. */
   notify?: NotifyConfig;
 }
@@ -29,6 +31,7 @@ export const DEFAULTS = {
   apiRateLimit: '100',
   pingBodyLimit: '10000',
   logLevel: 'info',
+  badgeLabel: 'checkd',
 } as const;
 
 export interface RawServeOptions {
@@ -40,6 +43,7 @@ export interface RawServeOptions {
   pingBodyLimit?: string;
   trustProxy?: boolean;
   logLevel?: string;
+  badgeLabel?: string;
 }
 
 /** Where a setting came from, for error messages: the flag, or the env var that set it. */
@@ -142,6 +146,10 @@ export function resolveServeConfig(opts: RawServeOptions, env: NodeJS.ProcessEnv
   const [grpcListen, grpcSrc] = pick(opts.grpcListen, '--grpc-listen', 'CHECKD_GRPC_LISTEN', DEFAULTS.grpcListen);
   const [rate, rateSrc] = pick(opts.apiRateLimit, '--api-rate-limit', 'CHECKD_API_RATE_LIMIT', DEFAULTS.apiRateLimit);
   const [body, bodySrc] = pick(opts.pingBodyLimit, '--ping-body-limit', 'CHECKD_PING_BODY_LIMIT', DEFAULTS.pingBodyLimit);
+  const [badgeLabel, labelSrc] = pick(opts.badgeLabel, '--badge-label', 'CHECKD_BADGE_LABEL', DEFAULTS.badgeLabel);
+  if (badgeLabel.trim() === '' || [...badgeLabel].length > 100 || /\p{Cc}/u.test(badgeLabel)) {
+    throw new ConfigError(`${labelSrc}: 1 to 100 characters, no control characters; got ${JSON.stringify(badgeLabel)}`);
+  }
   return {
     dataDir,
     listen: parseHostPort(listen, listenSrc),
@@ -151,6 +159,7 @@ export function resolveServeConfig(opts: RawServeOptions, env: NodeJS.ProcessEnv
     pingBodyLimit: parseCount(body, bodySrc),
     trustProxy: opts.trustProxy ?? parseBool(env.CHECKD_TRUST_PROXY ?? '', 'CHECKD_TRUST_PROXY (environment)'),
     logLevel: level,
+    badgeLabel,
   };
 }
 

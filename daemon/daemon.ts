@@ -92,6 +92,7 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
       badgeSecret,
       apiRateLimit: config.apiRateLimit,
       pingBodyLimit: config.pingBodyLimit,
+      badgeLabel: config.badgeLabel,
       logger,
       onWrite,
     },

@@ -72,6 +72,7 @@ export function buildProgram(): Command {
     .option('--ping-body-limit <bytes>', 'bytes of a ping body stored [env CHECKD_PING_BODY_LIMIT, default 10000]')
     .option('--trust-proxy', 'take client addresses from X-Forwarded-For [env CHECKD_TRUST_PROXY]')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [env CHECKD_LOG_LEVEL, default info]')
+    .option('--badge-label <text>', `label of the project-wide (*) badge [env CHECKD_BADGE_LABEL, default ${DEFAULTS.badgeLabel}]`)
     .option('--smtp-url <url>', 'SMTP server of email channels: smtp://user:pass@host:port or smtps://... [env CHECKD_SMTP_URL]')
     .option('--smtp-from <address>', 'From: of notification emails [env CHECKD_SMTP_FROM, default checkd@HOSTNAME]')
     .option('--allow-shell', 'run the commands of shell channels [env CHECKD_ALLOW_SHELL]')

@@ -15,7 +15,6 @@ import {
   checkBadgeLabel,
   badgeSummaryOf,
   checkBadgeStatus,
-  DEFAULT_BADGE_LABEL,
   parseBadgeRequest,
   parseCheckBadgeRequest,
   verifyBadgeSignature,
@@ -25,11 +24,6 @@ import {
 import { displayStatus } from '../domain/status.js';
 import type { HttpContext } from './context.js';
 import type { BadgeTallies } from './badge-tallies.js';
-
-export interface BadgeRouteOptions {
-  /** Label of the `*` badge (upstream: the site name). */
-  masterLabel?: string;
-}
 
 /** `<badge_key>` and `<signature>` in upstream's routes (Django `slug`). */
 const SLUG_RE = /^[-a-zA-Z0-9_]+$/;
@@ -62,8 +56,9 @@ function sendBadge(reply: FastifyReply, fmt: BadgeFormat, label: string, summary
   }
 }
 
-export function registerBadgeRoutes(app: FastifyInstance, ctx: HttpContext, tallies: BadgeTallies, opts: BadgeRouteOptions = {}): void {
-  const masterLabel = opts.masterLabel ?? DEFAULT_BADGE_LABEL;
+export function registerBadgeRoutes(app: FastifyInstance, ctx: HttpContext, tallies: BadgeTallies): void {
+  // Upstream labels the `*` badge with its site name; here --badge-label.
+  const masterLabel = ctx.badgeLabel;
 
   const tagBadge = async (reply: FastifyReply, key: string, sigSegment: string, tagSegment: string | null) => {
     const req = parseBadgeRequest(sigSegment, tagSegment);

@@ -12,7 +12,11 @@ export function jsonObjectBody(req: FastifyRequest, reply: FastifyReply): Record
   if (!raw || raw.length === 0) return {};
   let value: unknown;
   try {
-    value = JSON.parse(utf8.decode(raw));
+    const text = utf8.decode(raw);
+    value = JSON.parse(text);
+    // A \ud800 escape without its pair is no more text than invalid UTF-8 bytes
+    // are: refused alike, rather than stored and read back as U+FFFD.
+    if (SURROGATE_ESCAPE_RE.test(text) && !wellFormed(value)) throw new Error('lone surrogate');
   } catch {
     void reply.code(400).send({ error: 'could not parse request body' });
     return null;
@@ -22,4 +26,14 @@ export function jsonObjectBody(req: FastifyRequest, reply: FastifyReply): Record
     return null;
   }
   return value as Record<string, unknown>;
+}
+
+const SURROGATE_ESCAPE_RE = /\\u[dD][89a-fA-F]/;
+
+/** Every string in a parsed JSON value, keys included, is well-formed UTF-16. */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return value.isWellFormed();
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) return value.every(wellFormed);
+  return Object.entries(value).every(([k, v]) => k.isWellFormed() && wellFormed(v));
 }

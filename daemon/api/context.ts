@@ -13,6 +13,8 @@ export interface HttpContext {
   badgeSecret: string;
   apiRateLimit: number;
   pingBodyLimit: number;
+  /** The label of the project-wide (`*`) status badge. */
+  badgeLabel: string;
   logger: Logger;
   /** Called after every committed write so the daemon's event consumers wake at once. */
   onWrite?: () => void;

@@ -28,6 +28,10 @@ export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions)
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: opts.trustProxy,
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    // Fastify's default of 100 characters per path parameter answered 414 to the
+    // badge of any tag past ~96 ASCII or ~11 CJK characters (tags have no length
+    // limit); Node's own 16 KiB header limit bounds a URL anyway.
+    routerOptions: { maxParamLength: 16 * 1024 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });

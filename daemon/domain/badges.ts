@@ -40,9 +40,6 @@ export interface CheckBadgeRequest {
   fmt: BadgeFormat;
 }
 
-/** Label of the `*` badge when none is configured. */
-export const DEFAULT_BADGE_LABEL = 'checkd';
-
 const SIG_LENGTH = 8;
 const FORMATS: ReadonlySet<string> = new Set<BadgeFormat>(['svg', 'json', 'shields']);
 

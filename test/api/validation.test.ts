@@ -305,6 +305,17 @@ describe('request body parsing (§3)', () => {
     expect(await res.json()).toEqual({ error: 'could not parse request body' });
   });
 
+  it('a lone surrogate escape is unparseable like invalid UTF-8; a proper pair is an emoji', async () => {
+    for (const raw of ['{"name": "s\\ud800e"}', '{"tags": "ok", "desc": ["\\udc00"]}', '{"\\udbff": 1}']) {
+      const r = await api(env.url, v3('/checks/'), { key: env.p.apiKey, rawBody: raw });
+      expect(r.status, raw).toBe(400);
+      expect(r.json).toEqual({ error: 'could not parse request body' });
+    }
+    const ok = await api(env.url, v3('/checks/'), { key: env.p.apiKey, rawBody: '{"name": "\\ud83d\\ude00 \\u00e9"}' });
+    expect(ok.status).toBe(201);
+    expect(ok.json.name).toBe('\u{1F600} é');
+  });
+
   it('an integer too long for a double is too large, not a crash', async () => {
     const r = await api(env.url, v3('/checks/'), { key: env.p.apiKey, rawBody: `{"timeout": 1${'0'.repeat(400)}}` });
     expect(r.status).toBe(400);

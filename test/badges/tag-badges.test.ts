@@ -120,6 +120,22 @@ describe('aggregation by status, 2- and 3-state (§14.3 items 5–7)', () => {
     expect(all.json).toEqual({ schemaVersion: 1, label: 'checkd', message: 'down', color: 'critical' });
   });
 
+  it('long and non-ASCII tags are served in every format (tags have no length limit)', async () => {
+    env.clock.advance(DAY);
+    const p = await badgeProject(env);
+    const tags = ['t'.repeat(300), '本番環境のバックアップ', `${'ü'.repeat(60)}/%`];
+    await createCheck(env.url, p.apiKey, { name: 'long', tags: tags.join(' '), timeout: 3600 });
+    const map = await badgeMap(env.url, p.apiKey);
+    for (const tag of tags) {
+      for (const [key, url] of Object.entries(map[tag]!)) {
+        const r = await get(local(env, url));
+        expect(r.status, `${key} of ${tag}`).toBe(200);
+        expectBadgeHeaders(r.headers);
+      }
+      expect((await tagBadge(p, tag, 'shields')).json).toEqual({ schemaVersion: 1, label: tag, message: 'up', color: 'success' });
+    }
+  });
+
   it('svg: image/svg+xml, 20 px high, width from Appendix B, status colour and texts', async () => {
     const { p } = await scenario();
     const cases: Array<[string, 2 | 3, string, string]> = [

@@ -258,6 +258,25 @@ describe('flags win over env vars, env vars over defaults', () => {
     expect((await b.stop()).code).toBe(0);
   });
 
+  it('--badge-label / CHECKD_BADGE_LABEL, the label of the * badge (checkd by default)', async () => {
+    const dir = fresh();
+    const p = await createProject(dir);
+    const label = async (url: string) => {
+      const map = (await api(url, '/api/v3/badges/', { key: p.api_key })).json.badges;
+      const shields = new URL(map['*'].shields);
+      return (await api(url, shields.pathname)).json.label;
+    };
+    const plain = await serve(['--data-dir', dir, ...PORT0]);
+    expect(await label(plain.url)).toBe('checkd');
+    expect((await plain.stop()).code).toBe(0);
+    const env = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_BADGE_LABEL: 'Acme ops' } });
+    expect(await label(env.url)).toBe('Acme ops');
+    expect((await env.stop()).code).toBe(0);
+    const flag = await serve(['--data-dir', dir, ...PORT0, '--badge-label', 'status'], { env: { CHECKD_BADGE_LABEL: 'Acme ops' } });
+    expect(await label(flag.url)).toBe('status');
+    expect((await flag.stop()).code).toBe(0);
+  });
+
   it('--trust-proxy / CHECKD_TRUST_PROXY (off by default)', async () => {
     const dir = fresh();
     const p = await createProject(dir);
@@ -309,6 +328,9 @@ describe('bad flags and env values: exit 2, a message on stderr, nothing written
     ['CHECKD_API_RATE_LIMIT bad', [], { CHECKD_API_RATE_LIMIT: '-3' }, /CHECKD_API_RATE_LIMIT/],
     ['CHECKD_PING_BODY_LIMIT bad', [], { CHECKD_PING_BODY_LIMIT: 'lots' }, /CHECKD_PING_BODY_LIMIT/],
     ['CHECKD_TRUST_PROXY bad', [], { CHECKD_TRUST_PROXY: 'maybe' }, /CHECKD_TRUST_PROXY/],
+    ['an empty badge-label', ['--badge-label', ' '], {}, /--badge-label/],
+    ['a badge-label over 100 characters', ['--badge-label', 'x'.repeat(101)], {}, /--badge-label.*100/],
+    ['CHECKD_BADGE_LABEL with a newline', [], { CHECKD_BADGE_LABEL: 'a\nb' }, /CHECKD_BADGE_LABEL.*control/],
   ];
 
   for (const [name, flags, env, message] of cases) {

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
 import { createLogger } from '../../daemon/log.js';
 import { ManualClock, systemClock, type Clock } from '../../daemon/clock.js';
-import type { ServeConfig } from '../../daemon/config.js';
+import { DEFAULTS, type ServeConfig } from '../../daemon/config.js';
 import { NOTIFY_DEFAULTS, type NotifyConfig } from '../../daemon/notify/config.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
@@ -47,6 +47,8 @@ export async function startInProcess(
     pingBodyLimit?: number;
     baseUrl?: string;
     trustProxy?: boolean;
+    /** Label of the `*` badge; default checkd's. */
+    badgeLabel?: string;
     /** HTTP address; default 127.0.0.1 on a free port. */
     listen?: { host: string; port: number };
     /** gRPC address (host:port or unix:/path); default 127.0.0.1 on a free port. */
@@ -65,6 +67,7 @@ export async function startInProcess(
     pingBodyLimit: opts.pingBodyLimit ?? 10000,
     trustProxy: opts.trustProxy ?? false,
     logLevel: 'silent',
+    badgeLabel: opts.badgeLabel ?? DEFAULTS.badgeLabel,
     notify: { ...NOTIFY_DEFAULTS, ...opts.notify },
   };
   const clock = opts.clock ?? systemClock;

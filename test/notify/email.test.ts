@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
 import { createLogger } from '../../daemon/log.js';
 import { NOTIFY_DEFAULTS, type NotifyConfig } from '../../daemon/notify/config.js';
+import { DEFAULTS } from '../../daemon/config.js';
 import { listChannelDeliveries } from '../../daemon/notify/listing.js';
 import { tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { goDown, makeChannel, makeCheck, ping, startSmtpReceiver, waitUntil, type SmtpReceiver } from './support.js';
@@ -31,6 +32,7 @@ async function start(notify: Partial<NotifyConfig>): Promise<{ d: InProcessDaemo
       pingBodyLimit: 10000,
       trustProxy: false,
       logLevel: 'debug',
+      badgeLabel: DEFAULTS.badgeLabel,
       notify: { ...NOTIFY_DEFAULTS, retryBaseMs: 50, retryMaxDelayMs: 100, timeoutMs: 5000, ...notify },
     },
     createLogger('debug', sink),
