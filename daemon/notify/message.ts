@@ -15,13 +15,12 @@ export interface LastPingInfo {
   date: number;
   remoteAddr: string | null;
   exitStatus: number | null;
-  /** The body decoded as UTF-8 (with replacement), at most its last BODY_KEEP characters. */
+  /** The whole stored body, decoded as UTF-8 (with replacement): $BODY. */
   body: string;
-  bodyCut: boolean;
 }
 
-/** Characters of the last ping body a notification carries. */
-export const BODY_KEEP = 10_000;
+/** Characters of the last ping body an e-mail carries (spec §6); $BODY is whole. */
+export const EMAIL_BODY_KEEP = 10_000;
 
 export interface Notification {
   event: NotifyEventName;
@@ -38,10 +37,15 @@ export interface Notification {
   test: boolean;
 }
 
-export function decodeBody(body: Uint8Array | null): { body: string; bodyCut: boolean } {
-  if (!body || body.length === 0) return { body: '', bodyCut: false };
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(body);
-  return text.length > BODY_KEEP ? { body: text.slice(-BODY_KEEP), bodyCut: true } : { body: text, bodyCut: false };
+export function decodeBody(body: Uint8Array | null): string {
+  if (!body || body.length === 0) return '';
+  return new TextDecoder('utf-8', { fatal: false }).decode(body);
+}
+
+/** The e-mail's part of the body: its last EMAIL_BODY_KEEP characters, and a heading that says so. */
+function emailBody(body: string): { heading: string; text: string } {
+  if (body.length <= EMAIL_BODY_KEEP) return { heading: 'Last ping body:', text: body };
+  return { heading: `Last ping body (its last ${EMAIL_BODY_KEEP} characters):`, text: body.slice(-EMAIL_BODY_KEEP) };
 }
 
 export function displayName(check: CheckRecord): string {
@@ -204,7 +208,8 @@ export function emailText(n: Notification): string {
   for (const [label, value] of detailRows(n)) lines.push(`${label}: ${value}`);
   lines.push(`Check UUID: ${n.check.uuid}`);
   if (n.lastPing && n.lastPing.body !== '') {
-    lines.push('', n.lastPing.bodyCut ? `Last ping body (its last ${BODY_KEEP} characters):` : 'Last ping body:', n.lastPing.body);
+    const { heading, text } = emailBody(n.lastPing.body);
+    lines.push('', heading, text);
   }
   lines.push('', '-- ', 'Sent by checkd.');
   return lines.join('\n') + '\n';
@@ -220,10 +225,8 @@ export function emailHtml(n: Notification): string {
   const rows = [...detailRows(n), ['Check UUID', n.check.uuid] as [string, string]]
     .map(([label, value]) => `<tr><th align="left">${html(label)}</th><td>${html(value)}</td></tr>`)
     .join('\n');
-  const body =
-    n.lastPing && n.lastPing.body !== ''
-      ? `<p>${n.lastPing.bodyCut ? `Last ping body (its last ${BODY_KEEP} characters):` : 'Last ping body:'}</p>\n<pre>${html(n.lastPing.body)}</pre>\n`
-      : '';
+  const cut = n.lastPing && n.lastPing.body !== '' ? emailBody(n.lastPing.body) : null;
+  const body = cut ? `<p>${cut.heading}</p>\n<pre>${html(cut.text)}</pre>\n` : '';
   return [
     '<!DOCTYPE html>',
     '<html><body>',

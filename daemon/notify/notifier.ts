@@ -35,7 +35,7 @@ function isNotifiable(ev: StoredEvent): boolean {
 export function lastPingAt(store: Store, uuid: string, at: number): LastPingInfo | null {
   for (const p of store.listPings(uuid, LAST_PING_LOOKBACK)) {
     if (p.date <= at) {
-      return { n: p.n, kind: p.kind, date: p.date, remoteAddr: p.remoteAddr, exitStatus: p.exitStatus, ...decodeBody(p.body) };
+      return { n: p.n, kind: p.kind, date: p.date, remoteAddr: p.remoteAddr, exitStatus: p.exitStatus, body: decodeBody(p.body) };
     }
   }
   return null;

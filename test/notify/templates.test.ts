@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { headerSafe, shellQuote, substitute, urlEncode } from '../../daemon/domain/templates.js';
 import { isNoop, parseChannelValue } from '../../daemon/domain/channel-values.js';
 import { validateChannel } from '../../daemon/domain/channel-kinds.js';
-import { shellCommand, webhookValues, type Notification } from '../../daemon/notify/message.js';
+import { emailHtml, emailText, shellCommand, webhookValues, type Notification } from '../../daemon/notify/message.js';
 import { discordSlackUrl, webhookCall } from '../../daemon/notify/transports.js';
 import { newCheck } from '../../daemon/domain/check-input.js';
 
@@ -20,7 +20,7 @@ function notification(over: { name?: string; tags?: string; slug?: string; body?
     lastPing:
       over.body === undefined && over.exit === undefined
         ? null
-        : { n: 1, kind: 'fail', date: 0, remoteAddr: null, exitStatus: over.exit ?? null, body: over.body ?? '', bodyCut: false },
+        : { n: 1, kind: 'fail', date: 0, remoteAddr: null, exitStatus: over.exit ?? null, body: over.body ?? '' },
     downtimeMs: null,
     projectName: 'proj',
     checkJson: '{"name":"x"}',
@@ -198,3 +198,26 @@ describe('channel values', () => {
     expect(discordSlackUrl('https://discord.com/api/webhooks/1/abc/slack?wait=true')).toBe('https://discord.com/api/webhooks/1/abc/slack?wait=true');
   });
 });
+
+describe('a ping body longer than the e-mail carries', () => {
+  const long = 'HEAD' + 'x'.repeat(11_992) + 'TAIL'; // 12,000 characters
+  const value = (n: Notification, name: string) => webhookValues(n, 'body').find(([k]) => k === name)?.[1];
+
+  it('$BODY is the whole body (spec §4.2: no cut outside the e-mail)', () => {
+    const n = notification({ body: long });
+    expect(value(n, '$BODY')).toBe(long);
+    expect(substitute('$BODY', webhookValues(n, 'body'))).toHaveLength(12_000);
+  });
+
+  it('the e-mail carries its last 10,000 characters and says so (§6)', () => {
+    const n = notification({ body: long });
+    for (const text of [emailText(n), emailHtml(n)]) {
+      expect(text).toContain('Last ping body (its last 10000 characters):');
+      expect(text).toContain('x'.repeat(9_996) + 'TAIL');
+      expect(text).not.toContain('HEAD');
+    }
+    const short = notification({ body: 'short body' });
+    expect(emailText(short)).toContain('Last ping body:\nshort body');
+  });
+});
+

@@ -318,3 +318,27 @@ describe('delivery bookkeeping', () => {
     }
   });
 });
+
+describe('a ping body over 10,000 characters (with a larger --ping-body-limit)', () => {
+  it('reaches $BODY and $BODY_JSON whole: only the e-mail is cut', async () => {
+    const big = await startInProcess({ pingBodyLimit: 30_000, notify: { retryBaseMs: 50, retryMaxDelayMs: 200, timeoutMs: 5000 } });
+    try {
+      const bp = await big.createProject({ name: 'big' });
+      const hook = await makeChannel(
+        big,
+        bp,
+        'webhook',
+        JSON.stringify({ method_down: 'PUT', url_down: `${rx.url}/bigbody`, body_down: '{"b": $BODY_JSON, "raw": "$BODY"}' }),
+      );
+      const check = await makeCheck(big, bp, { name: 'big body', channels: hook.id });
+      const body = 'HEAD' + 'x'.repeat(11_992) + 'TAIL';
+      await goDown(big.url, check.uuid, body);
+      await rx.waitFor(() => rx.on('/bigbody').length === 1);
+      const doc = JSON.parse(rx.on('/bigbody')[0]!.body);
+      expect(doc.b).toBe(body);
+      expect(doc.raw).toBe(body);
+    } finally {
+      await big.stop();
+    }
+  });
+});
