@@ -76,6 +76,10 @@ export function buildProgram(): Command {
     .option('--smtp-url <url>', 'SMTP server of email channels: smtp://user:pass@host:port or smtps://... [env CHECKD_SMTP_URL]')
     .option('--smtp-from <address>', 'From: of notification emails [env CHECKD_SMTP_FROM, default checkd@HOSTNAME]')
     .option('--allow-shell', 'run the commands of shell channels [env CHECKD_ALLOW_SHELL]')
+    .option(
+      '--block-private-addresses',
+      'notifications may not reach loopback, private or link-local addresses [env CHECKD_BLOCK_PRIVATE_ADDRESSES]',
+    )
     .action(async (opts: RawServeOptions) => serve(opts));
 
   const project = program.command('project').description('manage projects');
@@ -113,6 +117,7 @@ export function buildProgram(): Command {
     .option('--smtp-url <url>', 'SMTP server for email channels [env CHECKD_SMTP_URL]')
     .option('--smtp-from <address>', 'From: of the email [env CHECKD_SMTP_FROM]')
     .option('--allow-shell', 'run a shell channel [env CHECKD_ALLOW_SHELL]')
+    .option('--block-private-addresses', 'refuse loopback, private and link-local addresses [env CHECKD_BLOCK_PRIVATE_ADDRESSES]')
     .action(async (id: string, opts) =>
       (await import('./notify/channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
     );

@@ -14,6 +14,8 @@ export interface NotifyConfig {
   smtp: SmtpConfig | null;
   /** Shell channels run only when the daemon was started with --allow-shell. */
   allowShell: boolean;
+  /** Notification requests may not reach loopback, private or link-local addresses. */
+  blockPrivateAddresses: boolean;
   /** First retry delay; doubles on each failure. */
   retryBaseMs: number;
   /** Longest delay between two attempts. */
@@ -31,6 +33,7 @@ export interface NotifyConfig {
 export const NOTIFY_DEFAULTS: NotifyConfig = {
   smtp: null,
   allowShell: false,
+  blockPrivateAddresses: false,
   retryBaseMs: 1000,
   retryMaxDelayMs: 15 * 60 * 1000,
   giveUpAfterMs: 6 * 3600 * 1000,
@@ -43,6 +46,7 @@ export interface RawNotifyOptions {
   smtpUrl?: string;
   smtpFrom?: string;
   allowShell?: boolean;
+  blockPrivateAddresses?: boolean;
 }
 
 function parseBool(value: string, what: string): boolean {
@@ -94,9 +98,13 @@ export function resolveNotifyConfig(opts: RawNotifyOptions, env: NodeJS.ProcessE
     throw new ConfigError(`${fromSrc}: expected an address like checkd@example.org, got "${fromRaw}"`);
   }
   const allowShell = opts.allowShell ?? parseBool(env.CHECKD_ALLOW_SHELL ?? '', 'CHECKD_ALLOW_SHELL (environment)');
+  const blockPrivateAddresses =
+    opts.blockPrivateAddresses ??
+    parseBool(env.CHECKD_BLOCK_PRIVATE_ADDRESSES ?? '', 'CHECKD_BLOCK_PRIVATE_ADDRESSES (environment)');
   return {
     smtp,
     allowShell,
+    blockPrivateAddresses,
     retryBaseMs: parseMs(env, 'CHECKD_NOTIFY_RETRY_BASE_MS', NOTIFY_DEFAULTS.retryBaseMs, 1),
     retryMaxDelayMs: parseMs(env, 'CHECKD_NOTIFY_RETRY_MAX_MS', NOTIFY_DEFAULTS.retryMaxDelayMs, 1),
     giveUpAfterMs: parseMs(env, 'CHECKD_NOTIFY_GIVE_UP_MS', NOTIFY_DEFAULTS.giveUpAfterMs, 0),

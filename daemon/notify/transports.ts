@@ -18,6 +18,8 @@ import {
 } from './message.js';
 import type { ChannelRecord } from '../domain/types.js';
 import type { NotifyConfig } from './config.js';
+import { fetch as undiciFetch, type Agent } from 'undici';
+import { isPrivateLiteral, PRIVATE_ADDRESS_CODE, PRIVATE_ADDRESS_ERROR, publicOnlyDispatcher } from './private-addresses.js';
 
 export type DeliveryResult =
   | { ok: true; noop?: boolean }
@@ -28,7 +30,10 @@ export type DeliveryResult =
       permanent: boolean;
     };
 
-export type TransportSettings = Pick<NotifyConfig, 'smtp' | 'allowShell' | 'timeoutMs' | 'shellTimeoutMs'>;
+export type TransportSettings = Pick<NotifyConfig, 'smtp' | 'allowShell' | 'timeoutMs' | 'shellTimeoutMs' | 'blockPrivateAddresses'>;
+
+/** What an HTTP delivery needs of the settings. */
+export type HttpSettings = Pick<NotifyConfig, 'timeoutMs' | 'blockPrivateAddresses'>;
 
 const USER_AGENT = 'checkd';
 const MAX_REDIRECTS = 3;
@@ -89,6 +94,7 @@ function describeFetchError(err: unknown, signal: AbortSignal | undefined): stri
   // fetch refuses the ports of the Fetch standard's "bad ports" list (25, 6000, ...).
   if ((e.cause as Error | undefined)?.message === 'bad port') return 'Connection failed: fetch does not allow this port';
   const code = e.cause?.code ?? (e as NodeJS.ErrnoException).code ?? '';
+  if (code === PRIVATE_ADDRESS_CODE) return PRIVATE_ADDRESS_ERROR;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return 'Could not resolve host';
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return 'Connection timed out';
@@ -106,11 +112,11 @@ function describeFetchError(err: unknown, signal: AbortSignal | undefined): stri
  */
 export async function httpDeliver(
   call: HttpCall,
-  timeoutMs: number,
+  settings: HttpSettings,
   signal?: AbortSignal,
   permanentOn?: (status: number, body: string) => boolean,
 ): Promise<DeliveryResult> {
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const timeout = AbortSignal.timeout(settings.timeoutMs);
   const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
   let { method, url, body } = call;
   const headers = { ...call.headers };
@@ -134,11 +140,16 @@ export async function httpDeliver(
   for (let hop = 0; ; hop++) {
     let res: Response;
     let text: string;
+    // Every hop, redirects included: an IP literal is connected to without DNS.
+    if (settings.blockPrivateAddresses && isPrivateLiteral(new URL(url).hostname)) return fail(PRIVATE_ADDRESS_ERROR, true);
     try {
-      res = await fetch(url, { method, headers, body, redirect: 'manual', signal: combined });
+      res = settings.blockPrivateAddresses
+        ? ((await undiciFetch(url, { method, headers, body, redirect: 'manual', signal: combined, dispatcher: publicOnly() })) as unknown as Response)
+        : await fetch(url, { method, headers, body, redirect: 'manual', signal: combined });
       text = await res.text();
     } catch (err) {
-      return fail(describeFetchError(err, signal));
+      const error = describeFetchError(err, signal);
+      return fail(error, error === PRIVATE_ADDRESS_ERROR);
     }
     if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
       if (hop >= MAX_REDIRECTS) return fail('Too many redirects');
@@ -155,6 +166,12 @@ export async function httpDeliver(
       (permanentOn?.(res.status, text) ?? false);
     return fail(`Received status code ${res.status}`, permanent);
   }
+}
+
+let publicOnlyAgent: Agent | null = null;
+/** One dispatcher for every guarded delivery, made on first use: its connections are pooled. */
+function publicOnly(): Agent {
+  return (publicOnlyAgent ??= publicOnlyDispatcher());
 }
 
 /** Whether a webhook body goes out as JSON: its Content-Type says so, or (none set) it looks like JSON. */
@@ -177,7 +194,7 @@ export function webhookCall(half: WebhookHalf, n: Notification): HttpCall {
 }
 
 async function deliverWebhook(half: WebhookHalf, n: Notification, s: TransportSettings, signal?: AbortSignal) {
-  return httpDeliver(webhookCall(half, n), s.timeoutMs, signal);
+  return httpDeliver(webhookCall(half, n), s, signal);
 }
 
 /** Discord takes Slack's format at `<webhook URL>/slack`. */
@@ -201,7 +218,7 @@ async function deliverSlack(
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(slackPayload(n, spec.kind)),
     },
-    s.timeoutMs,
+    s,
     signal,
     // Slack: a revoked or wrong token does not come back.
     (status, body) => status === 400 && /invalid_token|no_service|channel_not_found/.test(body),
@@ -214,7 +231,7 @@ async function deliverNtfy(spec: Extract<ChannelSpec, { kind: 'ntfy' }>, n: Noti
   const priority = n.event === 'down' ? spec.priority : spec.priorityUp;
   return httpDeliver(
     { method: 'POST', url: spec.url, headers, body: JSON.stringify(ntfyPayload(n, spec.topic, priority)) },
-    s.timeoutMs,
+    s,
     signal,
   );
 }

@@ -110,6 +110,25 @@ describe('checkd channel test', () => {
     expect(row.last_success).toBe(row.last_attempt);
   });
 
+  it('--block-private-addresses (or CHECKD_BLOCK_PRIVATE_ADDRESSES): loopback is refused, by IP and by name', async () => {
+    const before = rx.requests.length;
+    for (const host of ['127.0.0.1', 'localhost', '[::1]']) {
+      const url = rx.url.replace('127.0.0.1', host) + '/private';
+      const id = await createOk('webhook', url, `private ${host}`);
+      const flag = await checkd(['channel', 'test', id, '--data-dir', dir, '--block-private-addresses', '--json']);
+      expect(flag.code, host).toBe(1);
+      expect(JSON.parse(flag.stdout), host).toMatchObject({ ok: false, error: 'Connections to private IP addresses are not allowed' });
+      const env = await checkd(['channel', 'test', id, '--data-dir', dir, '--json'], { CHECKD_BLOCK_PRIVATE_ADDRESSES: 'true' });
+      expect(env.code, host).toBe(1);
+      expect((await list()).find((c) => c.id === id)).toMatchObject({ last_status: 'failed', last_error: 'Connections to private IP addresses are not allowed' });
+    }
+    expect(rx.requests.length).toBe(before);
+    // Off by default: the same loopback URL is delivered.
+    const id = await createOk('webhook', `${rx.url}/private-allowed`, 'private allowed');
+    expect((await checkd(['channel', 'test', id, '--data-dir', dir])).code).toBe(0);
+    expect(rx.on('/private-allowed')).toHaveLength(1);
+  });
+
   it('a failure: exit 1 with the error, shown by channel list (human and JSON)', async () => {
     rx.respond = (req) => (req.url.startsWith('/broken') ? { status: 500 } : undefined);
     try {

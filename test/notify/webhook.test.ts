@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { goDown, makeChannel, makeCheck, ping, startHttpReceiver, waitUntil, type HttpReceiver } from './support.js';
+import { NotifyStore } from '../../daemon/store/notify.js';
 
 let d: InProcessDaemon;
 let p: TestProject;
@@ -339,6 +340,26 @@ describe('a ping body over 10,000 characters (with a larger --ping-body-limit)',
       expect(doc.raw).toBe(body);
     } finally {
       await big.stop();
+    }
+  });
+});
+
+describe('a daemon with --block-private-addresses', () => {
+  it('refuses a loopback webhook once, as a permanent failure, and sends nothing', async () => {
+    const guarded = await startInProcess({ notify: { retryBaseMs: 50, retryMaxDelayMs: 200, timeoutMs: 5000, blockPrivateAddresses: true } });
+    try {
+      const gp = await guarded.createProject({ name: 'guarded' });
+      const hook = await makeChannel(guarded, gp, 'webhook', `${rx.url}/guarded`);
+      const check = await makeCheck(guarded, gp, { name: 'guarded', channels: hook.id });
+      await goDown(guarded.url, check.uuid);
+      const notify = new NotifyStore(guarded.daemon.store);
+      await waitUntil(() => notify.channelStatus(hook.id)?.state === 'failed');
+      expect(notify.channelStatus(hook.id)).toMatchObject({ error: 'Connections to private IP addresses are not allowed', event: 'down' });
+      // Permanent: not queued for a retry.
+      expect(notify.pendingCount(hook.id)).toBe(0);
+      expect(rx.on('/guarded')).toHaveLength(0);
+    } finally {
+      await guarded.stop();
     }
   });
 });
