@@ -19,6 +19,7 @@ import { JournalWriter } from './journal-writer.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
 import type { Logger } from './log.js';
+import { ListenError } from './listen.js';
 
 export interface RunningDaemon {
   store: Store;
@@ -37,31 +38,6 @@ export interface RunningDaemon {
 export const SHUTDOWN_GRACE_MS = 10_000;
 
 /** A listener could not be bound (address in use, not available, no permission). */
-export class ListenError extends Error {
-  override readonly name = 'ListenError';
-  constructor(what: 'HTTP' | 'gRPC', address: string, cause: unknown) {
-    super(`cannot listen for ${what} on ${address}: ${describeListenError(cause)}`, { cause });
-  }
-}
-
-function describeListenError(err: unknown): string {
-  // grpc-js wraps the socket errors: "No address added ... errors: [listen EADDRINUSE: ...]".
-  const text = err instanceof Error ? err.message : String(err);
-  const code = (err as NodeJS.ErrnoException | null)?.code ?? /\b(E[A-Z]+)\b/.exec(text)?.[1];
-  switch (code) {
-    case 'EADDRINUSE':
-      return 'address already in use (is another checkd running?)';
-    case 'EADDRNOTAVAIL':
-      return 'address not available on this machine';
-    case 'EACCES':
-      return 'permission denied';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'host name does not resolve';
-    default:
-      return text;
-  }
-}
 
 export async function startDaemon(config: ServeConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningDaemon> {
   const store = Store.open(config.dataDir);

@@ -23,6 +23,7 @@ import { exportData, importData } from './ops/transfer.js';
 import { installCommitFailureGuard } from './store/write-failure.js';
 import { resolveNotifyConfig, type RawNotifyOptions } from './notify/config.js';
 import { takeSignals } from './early-signals.js';
+import { ListenError, probeListenAddresses } from './listen.js';
 
 const EXIT_USAGE = 2;
 /** Start-up failed for a reason that is not a bad argument (port in use, ...). */
@@ -151,6 +152,7 @@ async function serve(raw: RawServeOptions): Promise<void> {
   const config = resolveServeConfig(raw, process.env);
   config.notify = resolveNotifyConfig(raw as RawNotifyOptions, process.env);
   await checkListenHosts(config);
+  await probeListenAddresses(config);
   // Logs go to stderr: stdout carries the ready line only (contract.md).
   const logger = createLogger(
     config.logLevel,
@@ -216,8 +218,7 @@ export async function main(argv: string[]): Promise<void> {
     if (err instanceof ConfigError || err instanceof UsageError || err instanceof DataDirError) {
       fail(err.message, EXIT_USAGE);
     }
-    // daemon.ts is loaded lazily: its ListenError is recognised by name.
-    if (err instanceof Error && err.name === 'ListenError') fail(err.message, EXIT_RUNTIME);
+    if (err instanceof ListenError) fail(err.message, EXIT_RUNTIME);
     const e = err as NodeJS.ErrnoException;
     fail(e.stack ?? String(err), EXIT_RUNTIME);
   }

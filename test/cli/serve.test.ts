@@ -1,6 +1,6 @@
 // `checkd serve` (contract.md): port 0 and the ready line, defaults, flags over
 // env vars over defaults, and bad flags / unusable data dirs / taken ports.
-import { lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -435,6 +435,26 @@ describe('a port that is taken: start-up fails clearly', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`checkd: cannot listen for HTTP on 127.0.0.1:${p}: address already in use`);
     expect(r.stdout).not.toMatch(/checkd ready/);
+    // Found before the data dir is opened: nothing written.
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('an address this machine does not have: exit 1, said so, nothing written', async () => {
+    const existing = fresh();
+    await createProject(existing);
+    const before = readFileSync(join(existing, 'data.mdb'));
+    for (const [flags, what] of [
+      [['--listen', '192.0.2.1:18080', '--grpc-listen', '127.0.0.1:0'], 'HTTP on 192.0.2.1:18080'],
+      [['--listen', '127.0.0.1:0', '--grpc-listen', '192.0.2.1:18081'], 'gRPC on 192.0.2.1:18081'],
+    ] as const) {
+      const dir = fresh();
+      const r = await checkd(['serve', '--data-dir', dir, ...flags]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`checkd: cannot listen for ${what}: address not available on this machine`);
+      expect(existsSync(dir)).toBe(false);
+      expect((await checkd(['serve', '--data-dir', existing, ...flags])).code).toBe(1);
+      expect(readFileSync(join(existing, 'data.mdb')).equals(before)).toBe(true);
+    }
   });
 
   it('gRPC port in use: non-zero exit, message naming the address, no ready line', async () => {
@@ -448,8 +468,8 @@ describe('a port that is taken: start-up fails clearly', () => {
     const lines = r.stderr.trim().split('\n');
     expect(lines.filter((l) => l.startsWith('checkd: '))).toHaveLength(1);
     for (const line of lines.filter((l) => !l.startsWith('checkd: '))) expect(() => JSON.parse(line), line).not.toThrow();
-    // The data dir it opened is intact and usable.
-    expect(await listProjects(dir)).toEqual([]);
+    // Found before the data dir is opened: nothing written.
+    expect(existsSync(dir)).toBe(false);
   });
 
   it("a second daemon on the same unix socket fails and leaves the first one's socket alone", async () => {
