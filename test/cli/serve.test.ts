@@ -162,6 +162,15 @@ describe('defaults', () => {
 });
 
 describe('flags win over env vars, env vars over defaults', () => {
+  /** Serves `dir` once per case (extra flags, env) and expects what `probe` reads from the running daemon. */
+  async function expectServed<T>(dir: string, probe: (url: string) => Promise<T>, cases: Array<[string[], NodeJS.ProcessEnv, T]>) {
+    for (const [flags, env, expected] of cases) {
+      const d = await serve(['--data-dir', dir, ...PORT0, ...flags], { env });
+      expect(await probe(d.url), JSON.stringify({ flags, env })).toEqual(expected);
+      expect((await d.stop()).code).toBe(0);
+    }
+  }
+
   it('--data-dir / CHECKD_DATA_DIR', async () => {
     const fromEnv = fresh('env');
     const fromFlag = fresh('flag');
@@ -233,12 +242,10 @@ describe('flags win over env vars, env vars over defaults', () => {
       for (let i = 0; i < 5; i++) out.push((await api(url, '/api/v3/checks/', { key: p.api_key })).status);
       return out;
     };
-    const a = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_API_RATE_LIMIT: '3' } });
-    expect(await burst(a.url)).toEqual([200, 200, 200, 429, 429]);
-    expect((await a.stop()).code).toBe(0);
-    const b = await serve(['--data-dir', dir, ...PORT0, '--api-rate-limit', '0'], { env: { CHECKD_API_RATE_LIMIT: '3' } });
-    expect(await burst(b.url)).toEqual([200, 200, 200, 200, 200]);
-    expect((await b.stop()).code).toBe(0);
+    await expectServed(dir, burst, [
+      [[], { CHECKD_API_RATE_LIMIT: '3' }, [200, 200, 200, 429, 429]],
+      [['--api-rate-limit', '0'], { CHECKD_API_RATE_LIMIT: '3' }, [200, 200, 200, 200, 200]],
+    ]);
   });
 
   it('--ping-body-limit / CHECKD_PING_BODY_LIMIT', async () => {
@@ -250,12 +257,10 @@ describe('flags win over env vars, env vars over defaults', () => {
       const pings = (await api(url, `/api/v3/checks/${c.uuid}/pings/`, { key: p.api_key })).json.pings;
       return (await api(url, `/api/v3/checks/${c.uuid}/pings/${pings[0].n}/body`, { key: p.api_key })).text.length;
     };
-    const a = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_PING_BODY_LIMIT: '5' } });
-    expect(await storedLength(a.url)).toBe(5);
-    expect((await a.stop()).code).toBe(0);
-    const b = await serve(['--data-dir', dir, ...PORT0, '--ping-body-limit', '8'], { env: { CHECKD_PING_BODY_LIMIT: '5' } });
-    expect(await storedLength(b.url)).toBe(8);
-    expect((await b.stop()).code).toBe(0);
+    await expectServed(dir, storedLength, [
+      [[], { CHECKD_PING_BODY_LIMIT: '5' }, 5],
+      [['--ping-body-limit', '8'], { CHECKD_PING_BODY_LIMIT: '5' }, 8],
+    ]);
   });
 
   it('--badge-label / CHECKD_BADGE_LABEL, the label of the * badge (checkd by default)', async () => {
@@ -266,15 +271,11 @@ describe('flags win over env vars, env vars over defaults', () => {
       const shields = new URL(map['*'].shields);
       return (await api(url, shields.pathname)).json.label;
     };
-    const plain = await serve(['--data-dir', dir, ...PORT0]);
-    expect(await label(plain.url)).toBe('checkd');
-    expect((await plain.stop()).code).toBe(0);
-    const env = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_BADGE_LABEL: 'Acme ops' } });
-    expect(await label(env.url)).toBe('Acme ops');
-    expect((await env.stop()).code).toBe(0);
-    const flag = await serve(['--data-dir', dir, ...PORT0, '--badge-label', 'status'], { env: { CHECKD_BADGE_LABEL: 'Acme ops' } });
-    expect(await label(flag.url)).toBe('status');
-    expect((await flag.stop()).code).toBe(0);
+    await expectServed(dir, label, [
+      [[], {}, 'checkd'],
+      [[], { CHECKD_BADGE_LABEL: 'Acme ops' }, 'Acme ops'],
+      [['--badge-label', 'status'], { CHECKD_BADGE_LABEL: 'Acme ops' }, 'status'],
+    ]);
   });
 
   it('--trust-proxy / CHECKD_TRUST_PROXY (off by default)', async () => {
@@ -285,15 +286,11 @@ describe('flags win over env vars, env vars over defaults', () => {
       await api(url, `/ping/${c.uuid}`, { headers: { 'X-Forwarded-For': '203.0.113.7' } });
       return (await api(url, `/api/v3/checks/${c.uuid}/pings/`, { key: p.api_key })).json.pings[0].remote_addr;
     };
-    const off = await serve(['--data-dir', dir, ...PORT0]);
-    expect(await remoteAddr(off.url)).toBe('127.0.0.1');
-    expect((await off.stop()).code).toBe(0);
-    const env = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_TRUST_PROXY: 'true' } });
-    expect(await remoteAddr(env.url)).toBe('203.0.113.7');
-    expect((await env.stop()).code).toBe(0);
-    const flag = await serve(['--data-dir', dir, ...PORT0, '--trust-proxy'], { env: { CHECKD_TRUST_PROXY: '0' } });
-    expect(await remoteAddr(flag.url)).toBe('203.0.113.7');
-    expect((await flag.stop()).code).toBe(0);
+    await expectServed(dir, remoteAddr, [
+      [[], {}, '127.0.0.1'],
+      [[], { CHECKD_TRUST_PROXY: 'true' }, '203.0.113.7'],
+      [['--trust-proxy'], { CHECKD_TRUST_PROXY: '0' }, '203.0.113.7'],
+    ]);
   });
 });
 
