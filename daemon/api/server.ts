@@ -110,7 +110,7 @@ function bodyForKey(req: FastifyRequest): Record<string, unknown> | null {
  * Ping URLs carry no secrets but api_key may appear in a query by mistake, its
  * name percent-encoded too (api%5Fkey) or after a ';'.
  */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q === -1) return url;
   const params = url
