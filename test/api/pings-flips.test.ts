@@ -62,13 +62,13 @@ describe('list pings', () => {
     expect(list[0].body_url).toBeNull();
   });
 
-  it('drops the fraction when it is exactly zero and reports rid', async () => {
+  it('keeps the fraction when it is exactly zero (the document: dates include fractional seconds) and reports rid', async () => {
     const c = await createCheck(env, {});
     clock.set(Date.parse('2020-06-10T00:00:00.000Z'));
     const rid = '4b5c6d7e-0000-4000-8000-0123456789ab';
     await fetch(`${env.url}/ping/${c.uuid}?rid=${rid.toUpperCase()}`).then((r) => r.text());
     const [p] = (await pings(c.uuid)).json.pings;
-    expect(p.date).toBe('2020-06-10T00:00:00+00:00');
+    expect(p.date).toBe('2020-06-10T00:00:00.000000+00:00');
     expect(p.rid).toBe(rid);
   });
 
