@@ -88,8 +88,9 @@ export async function projectCreate(
 }
 
 export async function projectList(dataDir: string, out: Output): Promise<void> {
-  // Listing writes nothing: a data dir without an environment has no projects.
-  const store = inspectDataDir(dataDir) === 'env' ? Store.open(dataDir) : null;
+  // Listing writes nothing: a data dir without an environment has no projects, and
+  // an older one is read as it is, not upgraded (a backup being checked stays as it was).
+  const store = inspectDataDir(dataDir) === 'env' ? Store.open(dataDir, { readOnly: true }) : null;
   try {
     const projects = (store?.listProjects() ?? []).map((p) => ({
       id: p.id,

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { pino } from 'pino';
 import { checkListenHosts, ConfigError, DEFAULTS, resolveServeConfig, type RawServeOptions } from './config.js';
-import { createLogger } from './log.js';
+import { createLogger, writesToJournal } from './log.js';
 import { sdNotify } from './systemd-notify.js';
 import { DataDirError } from './store/db.js';
 import {
@@ -158,6 +158,7 @@ async function serve(raw: RawServeOptions): Promise<void> {
     config.logLevel,
     // SonicBoom is a writable stream for pino's purposes; its typings lack a few members.
     pino.destination({ dest: 2, sync: false }) as unknown as NodeJS.WritableStream,
+    { journal: writesToJournal(2) },
   );
   // Loaded here, not at the top: --help and the admin commands need none of
   // the server stack (Fastify, gRPC, ...), which is most of the start-up time.

@@ -13,15 +13,16 @@ import { resolveNotifyConfig, type RawNotifyOptions } from './config.js';
 import { testNotification } from './notifier.js';
 import { deliver } from './transports.js';
 
-function openExisting(dataDir: string, what: string): Store {
+function openExisting(dataDir: string, what: string, opts: { readOnly?: boolean } = {}): Store {
   // Never create an environment just to find nothing in it.
   if (!existsSync(join(dataDir, 'data.mdb'))) throw new UsageError(`${what} (the data dir ${dataDir} holds no checkd data)`);
-  return Store.open(dataDir);
+  return Store.open(dataDir, opts);
 }
 
 export async function channelList(dataDir: string, opts: { project: string }, out: Output): Promise<void> {
   const noProject = `no project with id "${opts.project}" (see: checkd project list)`;
-  const store = openExisting(dataDir, noProject);
+  // Read-only: a listing neither writes nor upgrades an older data dir (a backup being checked).
+  const store = openExisting(dataDir, noProject, { readOnly: true });
   try {
     if (!store.getProject(opts.project)) throw new UsageError(noProject);
     const rows = listChannelDeliveries(store, opts.project);

@@ -4,9 +4,9 @@
 // and never a half-written one, and writers are not blocked meanwhile.
 // The copy is a data dir (a directory holding data.mdb): `checkd serve
 // --data-dir COPY` opens it as it is.
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { makeDirectory } from '../make-dir.js';
-import { join, relative, resolve, isAbsolute } from 'node:path';
+import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { Store } from '../store/store.js';
 import { DATA_FILE, inspectDataDir } from '../store/db.js';
 import { describeWriteFailure } from '../store/write-failure.js';
@@ -28,11 +28,27 @@ function inside(child: string, parent: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
+/**
+ * The path with symbolic links resolved as far as it exists: `/var/lib/checkd`
+ * is itself a link (systemd's DynamicUser), and a backup written into the data
+ * dir through one would be a copy of the data inside the data.
+ */
+function realPath(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    const parent = dirname(absolute);
+    return parent === absolute ? absolute : join(realPath(parent), basename(absolute));
+  }
+}
+
 /** Check `--out` before anything is opened: a new or empty directory outside the data dir. */
 function checkOut(dataDir: string, out: string): { created: boolean } {
   if (out.trim() === '') throw new UsageError('--out must not be empty');
-  const target = resolve(out);
-  if (inside(target, resolve(dataDir)) || inside(resolve(dataDir), target)) {
+  const target = realPath(out);
+  const data = realPath(dataDir);
+  if (inside(target, data) || inside(data, target)) {
     throw new UsageError(`--out ${out} must not be the data dir, inside it or above it`);
   }
   if (!existsSync(target)) return { created: true };
@@ -84,6 +100,11 @@ export async function backupDataDir(
     await store.close();
   }
   const file = join(target, DATA_FILE);
+  // The copy holds what the data dir does (key digests, ping and badge keys,
+  // webhook URLs): readable by its owner alone, whatever the umask or the mode of
+  // an --out that existed already.
+  chmodSync(file, 0o600);
+  chmodSync(target, 0o700);
   fsyncPath(file);
   fsyncPath(target);
 

@@ -117,6 +117,7 @@ export class ExportValidation {
   }
 
   private checkVersion(version: unknown): void {
+    if (version === undefined) throw new UsageError(`not a checkd export: "version" is missing`);
     if (version !== EXPORT_VERSION) {
       throw new UsageError(`unsupported export version ${JSON.stringify(version)}; this checkd reads version ${EXPORT_VERSION}`);
     }

@@ -49,6 +49,11 @@ interface NotifyDbs {
   outbox: Database<DeliveryJob, JobKey>;
   /** 'cursor' → revision; 'channel:<id>' → ChannelDeliveryStatus. */
   state: Database<unknown, string>;
+  /**
+   * False when opened read-only on a data dir where no daemon ever ran the
+   * notifier: LMDB cannot create the two databases then, and there is nothing in them.
+   */
+  exist: boolean;
 }
 
 const opened = new WeakMap<object, NotifyDbs>();
@@ -56,10 +61,9 @@ const opened = new WeakMap<object, NotifyDbs>();
 function dbs(store: Store): NotifyDbs {
   let d = opened.get(store.db.root);
   if (!d) {
-    d = {
-      outbox: store.db.root.openDB<DeliveryJob, JobKey>({ name: 'notify_outbox' }),
-      state: store.db.root.openDB<unknown, string>({ name: 'notify_state' }),
-    };
+    const outbox = store.db.root.openDB<DeliveryJob, JobKey>({ name: 'notify_outbox' });
+    const state = store.db.root.openDB<unknown, string>({ name: 'notify_state' });
+    d = { outbox, state, exist: outbox !== undefined && state !== undefined };
     opened.set(store.db.root, d);
   }
   return d;
@@ -148,6 +152,7 @@ export class NotifyStore {
   }
 
   pendingCount(channelId: string): number {
+    if (!this.d.exist) return 0;
     return this.d.outbox.getKeysCount({ start: [channelId, 0], end: [channelId, Number.MAX_SAFE_INTEGER + 1] });
   }
 
@@ -156,6 +161,7 @@ export class NotifyStore {
   }
 
   channelStatus(channelId: string): ChannelDeliveryStatus | undefined {
+    if (!this.d.exist) return undefined;
     return this.d.state.get(`channel:${channelId}`) as ChannelDeliveryStatus | undefined;
   }
 

@@ -1,7 +1,8 @@
 // Admin commands of contract.md, run from the build: --json documents with
 // exactly the listed fields, key formats, human output, bad arguments (exit 2,
 // nothing written), and their effect on a RUNNING daemon at once.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Store } from '../../daemon/store/store.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -65,6 +66,21 @@ describe('--json documents', () => {
       { id: b.id, name: 'b', check_limit: 3, ping_log_limit: 100, n_checks: 0 },
     ]);
     for (const p of doc.projects) expect(keys(p)).toEqual(['check_limit', 'id', 'n_checks', 'name', 'ping_log_limit']);
+  });
+
+  it('project list and channel list read an older data dir as it is: no upgrade, data.mdb unchanged', async () => {
+    const dir = fresh();
+    const p = await createProject(dir, 'old');
+    await checkdJson(['channel', 'create', '--data-dir', dir, '--project', p.id, '--kind', 'email', '--value', 'ops@example.com']);
+    // Make it a schema-version-4 data dir, as an older checkd left it (or a backup of one).
+    const store = Store.open(dir);
+    await store.db.checkEdits!.drop();
+    await store.db.meta.put('schemaVersion', 4);
+    await store.close();
+    const before = readFileSync(join(dir, 'data.mdb'));
+    expect((await checkdJson(['project', 'list', '--data-dir', dir])).projects).toMatchObject([{ id: p.id, name: 'old', n_checks: 0 }]);
+    expect((await checkdJson(['channel', 'list', '--data-dir', dir, '--project', p.id])).channels).toHaveLength(1);
+    expect(readFileSync(join(dir, 'data.mdb')).equals(before)).toBe(true);
   });
 
   it('key create: {"project","api_key","read_only"}, hcw_ / hcr_ formats', async () => {

@@ -1,7 +1,7 @@
 // `checkd backup` while the daemon takes a steady ping load: the copy opens as
 // a data dir and holds every ping that was acknowledged (200) before the
 // backup began; the load goes on during the backup.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, createProjectCli, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
@@ -102,12 +102,17 @@ describe('checkd backup', () => {
     writeFileSync(join(nonEmpty, 'x'), 'x');
     const file = join(tmp.path, 'file');
     writeFileSync(file, 'x');
+    const linked = join(tmp.path, 'linked');
+    symlinkSync(dataDir, linked);
     const cases: Array<[string[], RegExp]> = [
       [['backup', '--data-dir', dataDir], /required option '--out <dir>'/],
       [['backup', '--data-dir', dataDir, '--out', nonEmpty], /is not empty/],
       [['backup', '--data-dir', dataDir, '--out', file], /not a directory/],
       [['backup', '--data-dir', dataDir, '--out', join(dataDir, 'inner')], /must not be the data dir, inside it or above it/],
       [['backup', '--data-dir', join(tmp.path, 'nothing'), '--out', join(tmp.path, 'b1')], /no checkd data/],
+      // Through a symbolic link to the data dir (as /var/lib/checkd is one under systemd).
+      [['backup', '--data-dir', linked, '--out', join(dataDir, 'via-link')], /must not be the data dir, inside it or above it/],
+      [['backup', '--data-dir', dataDir, '--out', join(linked, 'via-link')], /must not be the data dir, inside it or above it/],
     ];
     for (const [args, message] of cases) {
       const r = await runCli(args);
@@ -115,8 +120,23 @@ describe('checkd backup', () => {
       expect(r.stderr).toMatch(message);
     }
     expect(existsSync(join(dataDir, 'inner'))).toBe(false);
+    expect(existsSync(join(dataDir, 'via-link'))).toBe(false);
     expect(existsSync(join(tmp.path, 'b1'))).toBe(false);
     expect(existsSync(join(tmp.path, 'nothing'))).toBe(false);
+  });
+
+  it('the copy is readable by its owner alone, also in an --out that existed with a wider mode', async () => {
+    const tmp = tempDir('checkd-backup-mode-');
+    cleanups.push(() => tmp.cleanup());
+    const dataDir = join(tmp.path, 'data');
+    await newProject(dataDir);
+    const out = join(tmp.path, 'open');
+    mkdirSync(out, { mode: 0o755 });
+    chmodSync(out, 0o755);
+    const r = await runCli(['backup', '--data-dir', dataDir, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(statSync(out).mode & 0o777).toBe(0o700);
+    expect(statSync(join(out, 'data.mdb')).mode & 0o777).toBe(0o600);
   });
 
   it('an --out that cannot be created fails at once with one line (exit 1), also below /proc', async () => {

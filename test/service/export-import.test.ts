@@ -227,6 +227,7 @@ describe('import', () => {
       ['an array', () => [], /expected a JSON object/],
       ['another format', (x) => ({ ...x, format: 'healthchecks' }), /"format" must be "checkd-export"/],
       ['a newer version', (x) => ({ ...x, version: 2 }), /unsupported export version 2/],
+      ['no version', (x) => ({ ...x, version: undefined }), /"version" is missing/],
       ['projects missing', (x) => ({ ...x, projects: undefined }), /projects: missing/],
       ['a string timeout', (x) => ((x.projects[0].checks[0].timeout = '60'), x), /projects\[0\]\.checks\[0\]\.timeout: expected a whole number/],
       ['a missing field', (x) => (delete x.projects[0].checks[1].grace, x), /projects\[0\]\.checks\[1\]\.grace: missing/],
