@@ -44,6 +44,7 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   const checks = new CheckService(store, clock);
   const pings = new PingService(store, clock);
   const badgeSecret = await store.badgeSecret();
+  await store.logId();
   // Pings journaled before a crash go into the B-trees before anything reads them.
   await store.applyJournal();
   const events = new EventTail(store, logger);

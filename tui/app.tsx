@@ -176,6 +176,11 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
   const top = scrollTop(topRef.current, index, tableHeight, visible.length);
   topRef.current = top;
   const selectedRow: Row | null = index >= 0 ? visible[index]! : null;
+  // The cursor follows a check, also before the first key is pressed and after
+  // its check left the view (deleted, filtered out): it takes the one under it.
+  useEffect(() => {
+    if (selectedRow && selectedRow.id !== selection.id) setSelection({ id: selectedRow.id, index });
+  }, [selectedRow, selection.id, index]);
   const now = state.now;
   const sNow = serverNow(state, now);
 

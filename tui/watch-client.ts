@@ -57,6 +57,8 @@ export class WatchClient implements CheckdBackend {
   /** The last revision received: where the next Watch resumes. 0 = take a snapshot. */
   revision = 0;
   projectId: string | null = null;
+  /** The event log `revision` counts in (GetProject's log_id). */
+  private logId: string | null = null;
   connection: ConnectionInfo = { state: 'connecting', attempt: 0, retryAt: 0, error: null };
 
   private rpc: CheckdRpc | null = null;
@@ -154,10 +156,18 @@ export class WatchClient implements CheckdBackend {
       return;
     }
     if (gen !== this.generation) return;
-    // Another project behind the same address, or a log that went backwards
-    // (the daemon now runs on a new data directory): our revision means nothing there.
-    if ((this.projectId !== null && project.id !== this.projectId) || project.revision < this.revision) this.revision = 0;
+    // Another project behind the same address, another log (the daemon now runs
+    // on another data directory, or a restored backup), or a log that went
+    // backwards: our revision means nothing there.
+    if (
+      (this.projectId !== null && project.id !== this.projectId) ||
+      (this.logId !== null && project.log_id !== this.logId) ||
+      project.revision < this.revision
+    ) {
+      this.revision = 0;
+    }
     this.projectId = project.id;
+    this.logId = project.log_id;
     this.emit({ type: 'project', project });
 
     const stream = rpc.watch(this.revision);

@@ -55,6 +55,7 @@ export interface ProjectMsg {
   name: string;
   read_only: boolean;
   revision: number;
+  log_id: string;
   check_limit: number;
   n_checks: number;
 }

@@ -38,7 +38,11 @@ export interface GrpcDeps {
 function authenticate(store: Store, metadata: grpc.Metadata, access: 'read' | 'write'): AuthResult {
   const value = metadata.get('x-api-key')[0];
   const key = typeof value === 'string' ? value : (value?.toString('utf8') ?? '');
-  if (key.length !== API_KEY_LENGTH) throw new RpcError(grpc.status.UNAUTHENTICATED, 'missing api key (x-api-key metadata)');
+  if (key === '') throw new RpcError(grpc.status.UNAUTHENTICATED, 'missing api key (x-api-key metadata)');
+  // Said apart from a missing one: an operator who did give a key learns it is the key's form.
+  if ([...key].length !== API_KEY_LENGTH) {
+    throw new RpcError(grpc.status.UNAUTHENTICATED, `wrong api key (checkd keys are ${API_KEY_LENGTH} characters)`);
+  }
   const auth = store.authenticate(key);
   if (!auth) throw new RpcError(grpc.status.UNAUTHENTICATED, 'wrong api key');
   if (access === 'write' && auth.readOnly) {
@@ -115,6 +119,7 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
         name: auth.project.name,
         read_only: auth.readOnly,
         revision: store.revision(),
+        log_id: store.currentLogId(),
         check_limit: auth.project.checkLimit,
         n_checks: store.countChecks(auth.project.id),
       };

@@ -8,7 +8,7 @@ import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readdirSync, rea
 import { makeDirectory } from '../make-dir.js';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { Store } from '../store/store.js';
-import { DATA_FILE, inspectDataDir } from '../store/db.js';
+import { DATA_FILE, inspectDataDir, SCHEMA_VERSION } from '../store/db.js';
 import { describeWriteFailure } from '../store/write-failure.js';
 import { UsageError, type Output } from '../admin.js';
 import { OpsError } from './errors.js';
@@ -111,8 +111,10 @@ export async function backupDataDir(
   // Prove the copy opens as a data dir, and say what it holds.
   const copy = Store.open(target, { readOnly: true });
   let summary: BackupSummary;
+  let copySchema: unknown;
   try {
     const projects = copy.listProjects();
+    copySchema = copy.db.meta.get('schemaVersion');
     summary = {
       out: target,
       bytes: statSync(file).size,
@@ -124,6 +126,19 @@ export async function backupDataDir(
     };
   } finally {
     await copy.close();
+  }
+  // The copy's event log gets a name of its own: restored, its history goes its
+  // own way, and a Watch client that resumed into it by revision would be told
+  // another log's events. (A copy of an older layout keeps the old name rather
+  // than be upgraded by this checkd: the daemon that backed it up would refuse it.)
+  if (copySchema === SCHEMA_VERSION) {
+    const writable = Store.open(target);
+    try {
+      await writable.transact(() => writable.renewLogId());
+    } finally {
+      await writable.close();
+    }
+    summary.bytes = statSync(file).size;
   }
   // Opening made a lock file; a backup is the data file alone.
   rmSync(join(target, 'lock.mdb'), { force: true });

@@ -183,6 +183,29 @@ export class Store {
   }
 
   /** The secret for badge signatures: made once, kept with the data. */
+  /**
+   * What names this event log, so that a revision means something only together
+   * with it: made with the data dir, and new in every backup copy, whose history
+   * may go its own way once restored (a Watch client then takes a fresh snapshot).
+   */
+  async logId(): Promise<string> {
+    const existing = this.currentLogId();
+    if (existing) return existing;
+    return this.transact(() => this.currentLogId() || this.renewLogId());
+  }
+
+  /** The log's id, "" if it has none yet (a data dir no daemon has opened since). */
+  currentLogId(): string {
+    return (this.db.meta.get('logId') as string | undefined) ?? '';
+  }
+
+  /** Inside a write transaction: give the log a new id (a backup copy). */
+  renewLogId(): string {
+    const id = newUuid();
+    this.db.meta.put('logId', id);
+    return id;
+  }
+
   async badgeSecret(): Promise<string> {
     const existing = this.db.meta.get('badgeSecret') as string | undefined;
     if (existing) return existing;
@@ -416,13 +439,19 @@ export class Store {
     const start: [string, number, string] = after ? [projectId, after.createdAt, after.uuid] : [projectId, -Infinity, ''];
     const uuids: string[] = [];
     let last: ListPosition | null = null;
-    for (const { key, value } of this.db.checksByProject.getRange({ start, end: [projectId, Infinity], limit: limit + 1 })) {
+    // One more than the page (and `after` itself, which the range starts at): a
+    // page that is exactly full is the last one when nothing follows it.
+    let more = false;
+    for (const { key, value } of this.db.checksByProject.getRange({ start, end: [projectId, Infinity], limit: limit + 2 })) {
       if (after && key[1] === after.createdAt && key[2] === after.uuid) continue;
+      if (uuids.length === limit) {
+        more = true;
+        break;
+      }
       uuids.push(value);
       last = { createdAt: key[1], uuid: key[2] };
-      if (uuids.length === limit) break;
     }
-    return { checks: this.checksOf(uuids), next: uuids.length === limit ? last : null };
+    return { checks: this.checksOf(uuids), next: more ? last : null };
   }
 
   // The *InTxn writers below must run inside `transact`.

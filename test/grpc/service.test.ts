@@ -45,8 +45,13 @@ describe('authentication', () => {
   });
 
   it.each(calls)('%s with a wrong key is UNAUTHENTICATED', async (method, req) => {
-    expect((await rpcError(client, method, req as never, WRONG_KEY)).code).toBe(grpc.status.UNAUTHENTICATED);
-    expect((await rpcError(client, method, req as never, 'short')).code).toBe(grpc.status.UNAUTHENTICATED);
+    const wrong = await rpcError(client, method, req as never, WRONG_KEY);
+    expect(wrong.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(wrong.details).toBe('wrong api key');
+    // A key of the wrong form is a wrong key too, not a missing one.
+    const short = await rpcError(client, method, req as never, 'short');
+    expect(short.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(short.details).toBe('wrong api key (checkd keys are 32 characters)');
   });
 
   it('Watch without a key or with a wrong one ends UNAUTHENTICATED before sending anything', async () => {
@@ -74,9 +79,12 @@ describe('authentication', () => {
       name: 'svc',
       read_only: false,
       revision: d.daemon.store.revision(),
+      log_id: d.daemon.store.currentLogId(),
       check_limit: 50,
       n_checks: before.n_checks + 1,
     });
+    expect(proj.log_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(before.log_id).toBe(proj.log_id);
     expect(proj.revision).toBeGreaterThan(before.revision);
     expect(await rpc(client, 'GetProject', {}, p.apiKeyReadonly)).toMatchObject({ id: p.id, read_only: true });
     expect(await rpc(client, 'GetProject', {}, other.apiKey)).toMatchObject({ id: other.id, name: 'other' });
@@ -241,6 +249,15 @@ describe('ListChecks', () => {
     const small = await pages(700);
     expect(small.sizes).toEqual([700, 700, 700, 245]);
     expect(small.seen).toEqual(uuids);
+    // A last page that is exactly full ends the listing: no token to an empty page.
+    const exact = await pages(469);
+    expect(exact.sizes).toEqual([469, 469, 469, 469, 469]);
+    expect(exact.seen).toEqual(uuids);
+    const single = await d.createProject({ name: 'one page' });
+    await plantChecks(d.daemon.store, single.id, 3, { createdAt: T0 });
+    const whole = await rpc(client, 'ListChecks', { page_size: 3 }, single.apiKey);
+    expect(whole.checks).toHaveLength(3);
+    expect(whole.next_page_token).toBe('');
   });
 
   it('refuses a page token it did not give out, with INVALID_ARGUMENT', async () => {

@@ -209,6 +209,18 @@ describe('keys', () => {
     expect(t.lines()[3]).toMatch(/^›down\s+ccc/);
   });
 
+  it('the cursor stays on its check from the start, before any key is pressed', async () => {
+    const checks = [check({ name: 'mmm', stored_status: 'down', expected_ms: 0 }), check({ name: 'aaa' }), check({ name: 'bbb' })];
+    const t = start(checks);
+    await until(() => t.frame().includes('mmm'), 'the table');
+    expect(t.lines()[3]).toMatch(/^›down\s+mmm/);
+    // mmm comes back up and sorts after aaa and bbb: the cursor goes with it.
+    t.backend.emit(event('EVENT_TYPE_FLIP', 11, { ...checks[0]!, stored_status: 'up' }));
+    await until(() => /^.up\s+aaa/.test(t.lines()[3]!), 'the new order');
+    await until(() => /^›up\s+mmm/.test(t.line('mmm')), 'the cursor on mmm');
+    expect(t.line('aaa')).not.toMatch(/^›/);
+  });
+
   it('/ filters by text as you type; esc clears', async () => {
     const t = start(sample());
     await until(() => t.frame().includes('backup-db'), 'the table');

@@ -10,7 +10,7 @@ export class FakeBackend implements CheckdBackend {
   listener: WatchListener | null = null;
   calls: string[] = [];
   details = new Map<string, CheckDetailMsg>();
-  project: ProjectMsg = { id: 'p1', name: 'acme', read_only: false, revision: 10, check_limit: 20, n_checks: 0 };
+  project: ProjectMsg = { id: 'p1', name: 'acme', read_only: false, revision: 10, log_id: 'log-1', check_limit: 20, n_checks: 0 };
 
   constructor(private readonly checks: CheckMsg[]) {}
 

@@ -3,7 +3,7 @@
 // paths: resume after a restart (no flip lost, none twice) and a fresh
 // snapshot when the revision has left the log (OUT_OF_RANGE).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, freePort, startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { api, freePort, runCli, startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { backoffDelay, WatchClient, type WatchUpdate } from '../../tui/watch-client.js';
 import { initialState, reducer, type TuiState } from '../../tui/state.js';
 import { grpc } from '../../tui/rpc.js';
@@ -251,6 +251,41 @@ describe('WatchClient against a real daemon', () => {
     // And it is live again.
     await ping(d.url, uuid, '/fail');
     await waitFor(() => rec.status(uuid) === 'down', 'a live flip after the restart');
+  });
+
+  it('takes a new snapshot when the daemon comes back on a restored backup whose history went another way', async () => {
+    const uuid = await createCheck(d.url, project.apiKey, { name: 'restored', timeout: 3600, grace: 60 });
+    const other = await createCheck(d.url, project.apiKey, { name: 'busy', timeout: 3600, grace: 60 });
+    const backup = tempDir('checktop-backup-');
+    try {
+      const copy = `${backup.path}/copy`;
+      const made = await runCli(['backup', '--data-dir', dir.path, '--out', copy]);
+      expect(made.code, made.stderr).toBe(0);
+      const c = client();
+      const rec = new Recorder(c);
+      await waitFor(() => rec.status(uuid) === 'new', 'the snapshot');
+      // After the backup: paused on the live daemon, as the client sees.
+      await api(d.url, `/api/v3/checks/${uuid}/pause`, { method: 'POST', key: project.apiKey });
+      await waitFor(() => rec.status(uuid) === 'paused', 'paused');
+      const seen = c.revision;
+
+      // The live daemon goes; the backup is restored and runs on, past the revision the client saw.
+      await d.stop();
+      await waitFor(() => c.connection.state === 'reconnecting', 'reconnecting');
+      const restored = await startInProcess({ dataDir: copy });
+      while (restored.daemon.store.revision() <= seen) await ping(restored.url, other);
+      await restored.stop();
+
+      d = await startInProcess({ dataDir: copy, grpcListen: `127.0.0.1:${port}` });
+      await waitFor(() => rec.snapshots() === 2, 'the second snapshot', 15_000);
+      // The restored log never paused the check.
+      await waitFor(() => rec.status(uuid) === 'new', 'the state of the restored log');
+      expect(rec.status(other)).toBe('up');
+    } finally {
+      await d.stop();
+      d = await startInProcess({ dataDir: dir.path, grpcListen: `127.0.0.1:${port}` });
+      backup.cleanup();
+    }
   });
 
   it('takes a new snapshot when its revision has left the log (OUT_OF_RANGE)', async () => {
