@@ -68,3 +68,48 @@ export function headerSafe(value: string): string {
 export function isHeaderName(name: string): boolean {
   return /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name);
 }
+
+/**
+ * A shell command template with placeholders that stand for text someone else
+ * wrote (a check's name, its tags): each becomes a reference to the environment
+ * variable holding it, written for the quoting it sits in, so that the shell
+ * never parses the text itself. `"$NAME"` in double quotes used to carry a
+ * quoted value that `$(...)` inside it could still escape; now it is
+ * `"${CHECKD_NAME}"`. Unquoted it is `"$CHECKD_NAME"` (one word, as shlex.quote
+ * gave), inside single quotes `'"$CHECKD_NAME"'`.
+ * `values` are literal (safe) substitutions; `refs` map placeholders to variable names.
+ */
+export function substituteShell(
+  template: string,
+  values: ReadonlyArray<readonly [string, string]>,
+  refs: ReadonlyArray<readonly [string, string]>,
+): string {
+  // The placeholder algorithm first, with markers for the references; then one
+  // pass that knows the quoting at each marker. Markers are private-use
+  // characters: the few values substituted literally are UUIDs, dates and numbers.
+  const marked = substitute(template, [...values, ...refs.map(([p], i) => [p, `\uE000${i}\uE001`] as const)]);
+  let out = '';
+  let quote: 'none' | 'single' | 'double' = 'none';
+  for (let i = 0; i < marked.length; i++) {
+    const ch = marked[i]!;
+    if (ch === '\uE000') {
+      const end = marked.indexOf('\uE001', i);
+      const name = refs[Number(marked.slice(i + 1, end))]![1];
+      out += quote === 'double' ? `\${${name}}` : quote === 'single' ? `'"$${name}"'` : `"$${name}"`;
+      i = end;
+      continue;
+    }
+    out += ch;
+    if (quote === 'single') {
+      if (ch === "'") quote = 'none';
+    } else if (ch === '\\') {
+      if (i + 1 < marked.length && marked[i + 1] !== '\uE000') out += marked[++i];
+    } else if (ch === '"') {
+      quote = quote === 'double' ? 'none' : 'double';
+    } else if (ch === "'" && quote === 'none') {
+      quote = 'single';
+    }
+  }
+  return out;
+}
+

@@ -4,7 +4,7 @@
 // payloads). Pure functions over plain data.
 import { isoSeconds } from '../domain/format.js';
 import { tagList } from '../domain/ids.js';
-import { jsonEscape, shellQuote, substitute, urlEncode } from '../domain/templates.js';
+import { jsonEscape, substitute, substituteShell, urlEncode } from '../domain/templates.js';
 import type { CheckRecord, FlipRecord, PingKind } from '../domain/types.js';
 import type { NotifyEventName } from '../domain/channel-values.js';
 
@@ -163,17 +163,21 @@ export function webhookValues(n: Notification, place: TemplatePlace, jsonBody = 
 export function shellCommand(template: string, n: Notification): string {
   const c = n.check;
   const exit = n.lastPing?.exitStatus ?? null;
+  // In the placeholder algorithm's order; the text others wrote goes by reference
+  // to shellEnv's variables (substituteShell), never into the command itself.
   const values: Array<[string, string]> = [
     ['$CODE', c.uuid],
     ['$STATUS', n.event],
     ['$NOW', isoSeconds(n.flip.created)],
-    ['$NAME', shellQuote(c.name)],
-    ['$SLUG', shellQuote(c.slug)],
-    ['$TAGS', shellQuote(c.tags)],
     ['$EXITSTATUS', exit === null ? '-1' : String(exit)],
   ];
-  tagList(c.tags).forEach((tag, i) => values.push([`$TAG${i + 1}`, shellQuote(tag)]));
-  return substitute(template, values);
+  const refs: Array<[string, string]> = [
+    ['$NAME', 'CHECKD_NAME'],
+    ['$SLUG', 'CHECKD_SLUG'],
+    ['$TAGS', 'CHECKD_TAGS'],
+  ];
+  tagList(c.tags).forEach((_tag, i) => refs.push([`$TAG${i + 1}`, `CHECKD_TAG${i + 1}`]));
+  return substituteShell(template, values, refs);
 }
 
 /** The check's details for a shell command's environment. */
@@ -192,6 +196,7 @@ export function shellEnv(n: Notification): Record<string, string> {
     CHECKD_EXITSTATUS: n.lastPing?.exitStatus == null ? '-1' : String(n.lastPing.exitStatus),
     CHECKD_DOWNTIME_S: n.downtimeMs === null ? '' : String(Math.round(n.downtimeMs / 1000)),
     CHECKD_TEST: n.test ? '1' : '0',
+    ...Object.fromEntries(tagList(c.tags).map((tag, i) => [`CHECKD_TAG${i + 1}`, tag])),
   };
 }
 

@@ -26,6 +26,22 @@ const row = (daemon: InProcessDaemon, project: TestProject, id: string) =>
   listChannelDeliveries(daemon.daemon.store, project.id).find((r) => r.id === id)!;
 
 describe('shell channel', () => {
+  it('a hostile check name runs nothing, whatever the quoting around $NAME in the command', async () => {
+    const dir = out.path;
+    const canary = join(dir, 'pwned');
+    const cmd = `printf '%s|%s|%s\\n' $NAME "in double: $NAME" 'in single: $NAME' >> ${dir}/hostile-$CODE.txt`;
+    const ch = await makeChannel(d, p, 'shell', JSON.stringify({ cmd_down: cmd, cmd_up: '' }));
+    const names = [`$(touch ${canary})`, `\`touch ${canary}\``, `'; touch ${canary}; '`, `"; touch ${canary}; "`, `\\" $(touch ${canary}) \\"`];
+    for (const name of names) {
+      const check = await makeCheck(d, p, { name, channels: ch.id });
+      await goDown(d.url, check.uuid);
+      const file = join(dir, `hostile-${check.uuid}.txt`);
+      await waitUntil(() => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n'));
+      expect(readFileSync(file, 'utf8'), name).toBe(`${name}|in double: ${name}|in single: ${name}\n`);
+    }
+    expect(existsSync(canary)).toBe(false);
+  });
+
   it('runs the command of the event with placeholders quoted and details in the environment', async () => {
     const dir = out.path;
     const ch = await makeChannel(

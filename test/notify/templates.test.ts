@@ -1,10 +1,10 @@
 // The pure parts of notifications: the placeholder algorithm of
 // notifications.md §4.3, the escapers, value parsing and the renderings.
 import { describe, expect, it } from 'vitest';
-import { headerSafe, shellQuote, substitute, urlEncode } from '../../daemon/domain/templates.js';
+import { headerSafe, shellQuote, substitute, substituteShell, urlEncode } from '../../daemon/domain/templates.js';
 import { isNoop, parseChannelValue } from '../../daemon/domain/channel-values.js';
 import { validateChannel } from '../../daemon/domain/channel-kinds.js';
-import { emailHtml, emailText, shellCommand, webhookValues, type Notification } from '../../daemon/notify/message.js';
+import { emailHtml, emailText, shellCommand, shellEnv, webhookValues, type Notification } from '../../daemon/notify/message.js';
 import { discordSlackUrl, webhookCall } from '../../daemon/notify/transports.js';
 import { newCheck } from '../../daemon/domain/check-input.js';
 
@@ -124,11 +124,12 @@ describe('webhook templates', () => {
 });
 
 describe('shell templates', () => {
-  it('quotes $NAME and tags, leaves $CODE/$STATUS/$NOW raw', () => {
+  it('refers $NAME and tags to the environment, leaves $CODE/$STATUS/$NOW raw', () => {
     const n = notification({ name: "Data'base; rm -rf /", tags: 'foo bar' });
     expect(shellCommand('logger $NAME is $STATUS ($TAG1) $CODE $NOW', n)).toBe(
-      `logger 'Data'"'"'base; rm -rf /' is down (foo) ${n.check.uuid} 2024-05-01T11:10:00+00:00`,
+      `logger "$CHECKD_NAME" is down ("$CHECKD_TAG1") ${n.check.uuid} 2024-05-01T11:10:00+00:00`,
     );
+    expect(shellEnv(n)).toMatchObject({ CHECKD_NAME: "Data'base; rm -rf /", CHECKD_TAG1: 'foo', CHECKD_TAG2: 'bar' });
   });
 });
 
@@ -218,6 +219,25 @@ describe('a ping body longer than the e-mail carries', () => {
     }
     const short = notification({ body: 'short body' });
     expect(emailText(short)).toContain('Last ping body:\nshort body');
+  });
+});
+
+describe('substituteShell: text others wrote goes by reference, written for its quoting', () => {
+  const values: Array<[string, string]> = [['$CODE', 'u-1']];
+  const refs: Array<[string, string]> = [
+    ['$NAME', 'CHECKD_NAME'],
+    ['$TAG1', 'CHECKD_TAG1'],
+  ];
+  it.each([
+    ['echo $NAME', 'echo "$CHECKD_NAME"'],
+    ['echo "dq $NAME!"', 'echo "dq ${CHECKD_NAME}!"'],
+    ["echo 'sq $NAME.'", `echo 'sq '"$CHECKD_NAME"'.'`],
+    [`echo "a 'b' $NAME" $TAG1 '$TAG1'`, `echo "a 'b' \${CHECKD_NAME}" "$CHECKD_TAG1" ''"$CHECKD_TAG1"''`],
+    // An escaped double quote opens no quoting: $NAME is outside.
+    ['echo \\"$NAME', 'echo \\""$CHECKD_NAME"'],
+    ['echo $CODE $TAG10 $$NAME', 'echo u-1 "$CHECKD_TAG1"0 $"$CHECKD_NAME"'],
+  ])('%s', (template, expected) => {
+    expect(substituteShell(template, values, refs)).toBe(expected);
   });
 });
 
