@@ -13,7 +13,10 @@ export function apiKeyOf(req: FastifyRequest, body: Record<string, unknown> | nu
   if (req.method === 'POST' && body && Object.hasOwn(body, 'api_key')) {
     const v = body.api_key;
     if (v === null || v === undefined) return '';
-    return typeof v === 'string' ? v : JSON.stringify(v);
+    // A number or boolean as its text, as the reference's str() gives; an object or
+    // array is no key (and is not serialised: a deeply nested one would throw).
+    if (typeof v === 'object') return '';
+    return String(v);
   }
   return '';
 }

@@ -14,6 +14,14 @@ import type { HttpContext } from './context.js';
 import type { ApiVersion } from '../domain/types.js';
 import { isStorageFailure, replyStorageUnavailable } from './storage-errors.js';
 
+/**
+ * A request must arrive whole within this: Fastify's default (0) let a client
+ * that sends a body a byte short hold its buffer and its socket for ever, and a
+ * few hundred such clients take a gigabyte. A minute is plenty for a 2.5 MB ping
+ * body on a slow link; headers have Node's own limit.
+ */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
 export interface HttpServerOptions {
   trustProxy: boolean;
   /** Largest request body accepted at all (bytes); pings store only pingBodyLimit of it. */
@@ -32,6 +40,7 @@ export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions)
     // badge of any tag past ~96 ASCII or ~11 CJK characters (tags have no length
     // limit); Node's own 16 KiB header limit bounds a URL anyway.
     routerOptions: { maxParamLength: 16 * 1024 },
+    requestTimeout: REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });

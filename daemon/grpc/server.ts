@@ -26,6 +26,18 @@ export const KEEPALIVE_OPTIONS: grpc.ChannelOptions = {
   // (each unary call reconnected). Left unset, idle connections stay open.
 };
 
+/** Largest request message: every request is a few ids and numbers. */
+export const MAX_REQUEST_BYTES = 64 * 1024;
+
+const SERVER_OPTIONS: grpc.ServerOptions = {
+  ...KEEPALIVE_OPTIONS,
+  // grpc-js reads a whole message before any handler can look at the key: with
+  // its 4 MiB default, unauthenticated streams each holding a message a byte
+  // short took gigabytes. Answers (snapshots, pages) are not limited by this.
+  'grpc.max_receive_message_length': MAX_REQUEST_BYTES,
+  'grpc.max_concurrent_streams': 100,
+};
+
 /**
  * grpc-js writes its own messages to stderr as plain text ("E No address
  * added..."); the daemon's stderr carries JSON lines only, so they go through
@@ -44,7 +56,7 @@ export async function startGrpcServer(
   addServices: (server: grpc.Server, health: HealthImplementation) => void = () => {},
 ): Promise<GrpcServerHandle> {
   if (address.startsWith('unix:')) await removeStaleSocket(address.slice('unix:'.length));
-  const server = new grpc.Server(KEEPALIVE_OPTIONS);
+  const server = new grpc.Server(SERVER_OPTIONS);
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   health.addToServer(server);
   addServices(server, health);

@@ -134,6 +134,19 @@ describe('authentication on every route', () => {
     expect((await api(env.url, path, { method: 'DELETE', key: env.p.apiKeyReadonly })).json).toEqual({ error: 'wrong api key' });
   });
 
+  it('a body api_key that is an object or array is no key: 401 missing api key, never a 500', async () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    for (const raw of [`{"api_key": ${deep}}`, '{"api_key": {"a": 1}}', '{"api_key": ["hcw_aaaaaaaaaaaaaaaaaaaaaaaaaaaa"]}']) {
+      const r = await api(env.url, v3('/checks/'), { rawBody: raw });
+      expect(r.status, raw.slice(0, 40)).toBe(401);
+      expect(r.json).toEqual({ error: 'missing api key' });
+    }
+  });
+
+  it('a request body must arrive within a minute (Fastify would wait for ever)', () => {
+    expect(env.d.daemon.http.server.requestTimeout).toBe(60_000);
+  });
+
   it('key length counts characters (code points), not UTF-16 units', async () => {
     // 31 ASCII characters and an emoji: 32 characters, so a wrong key, not a missing one.
     const emoji32 = `\u{1F600}${'1'.repeat(31)}`;

@@ -54,6 +54,15 @@ describe('authentication', () => {
     expect(short.details).toBe('wrong api key (checkd keys are 32 characters)');
   });
 
+  it('a request message over 64 KiB is refused (RESOURCE_EXHAUSTED), with or without a key', async () => {
+    for (const key of [null, p.apiKey]) {
+      const err = await rpcError(client, 'GetCheck', { id: 'x'.repeat(100 * 1024) } as never, key);
+      expect(err.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    }
+    // The daemon goes on answering.
+    expect((await rpc(client, 'GetProject', {}, p.apiKey)).id).toBe(p.id);
+  });
+
   it('Watch without a key or with a wrong one ends UNAUTHENTICATED before sending anything', async () => {
     for (const key of [null, WRONG_KEY]) {
       const w = new Watcher(client, key);
