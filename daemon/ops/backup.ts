@@ -85,6 +85,9 @@ export async function backupDataDir(
   try {
     try {
       makeDirectory(target, 0o700);
+      // Before the copy, not after: an --out that existed with a wider mode would
+      // let others open the data file while it is being written.
+      chmodSync(target, 0o700);
     } catch (err) {
       throw new OpsError(`cannot create ${target}: ${(err as Error).message}`);
     }
@@ -101,10 +104,8 @@ export async function backupDataDir(
   }
   const file = join(target, DATA_FILE);
   // The copy holds what the data dir does (key digests, ping and badge keys,
-  // webhook URLs): readable by its owner alone, whatever the umask or the mode of
-  // an --out that existed already.
+  // webhook URLs): readable by its owner alone, whatever the umask.
   chmodSync(file, 0o600);
-  chmodSync(target, 0o700);
   fsyncPath(file);
   fsyncPath(target);
 

@@ -10,7 +10,8 @@
 //
 // Not exported: the ping log, the flip history and the event log. Checks keep
 // their status fields and n_pings, so an imported check continues where it was.
-import { renameSync, openSync, fsyncSync, closeSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { constants, renameSync, openSync, fsyncSync, closeSync, rmSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { Store, type ListPosition } from '../store/store.js';
 import { inspectDataDir } from '../store/db.js';
@@ -144,10 +145,12 @@ function exportThrough(store: Store, out: (text: string) => void): { projects: n
  * readable by the owner only. Returns the bytes written.
  */
 function exportToFile(store: Store, path: string): { projects: number; checks: number; bytes: number } {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  // A name nobody can guess, created new (never a file or link someone put there
+  // first: --out may be in a directory others can write to, such as /tmp).
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(8).toString('hex')}.tmp`);
   let fd: number | undefined;
   try {
-    fd = openSync(tmp, 'w', 0o600);
+    fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     let bytes = 0;
     const file = fd;
     const counts = exportThrough(store, (text) => {
@@ -161,8 +164,10 @@ function exportToFile(store: Store, path: string): { projects: number; checks: n
     renameSync(tmp, path);
     return { ...counts, bytes };
   } catch (err) {
-    if (fd !== undefined) closeSync(fd);
-    rmSync(tmp, { force: true });
+    if (fd !== undefined) {
+      closeSync(fd);
+      rmSync(tmp, { force: true });
+    }
     throw new OpsError(`cannot write ${path}: ${(err as Error).message}`);
   }
 }

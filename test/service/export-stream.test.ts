@@ -1,7 +1,7 @@
 // `checkd export` writes its document a piece at a time (a page of checks
 // in memory, not all of them): the pieces must still make exactly the text
 // JSON.stringify(doc, null, 2) makes, over pages, empty lists and empty data.
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeExport } from '../../daemon/ops/transfer.js';
@@ -66,6 +66,8 @@ describe('writeExport', () => {
     const out = join(dir.path, 'export.json');
     const r = await runCli(['export', '--data-dir', dir.path, '--out', out, '--json']);
     expect(r.code, r.stderr).toBe(0);
+    // Written through a temp file beside it, renamed into place: none is left.
+    expect(readdirSync(dir.path).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     const text = readFileSync(out, 'utf8');
     expect(text).toBe(canonical(text));
     expect(statSync(out).mode & 0o777).toBe(0o600);
