@@ -32,6 +32,15 @@ export class PendingPings {
     else this.byCheck.set(uuid, [entry]);
   }
 
+  /** Take back an entry whose transaction failed. */
+  remove(uuid: string, entry: PendingPing): void {
+    const list = this.byCheck.get(uuid);
+    const at = list?.indexOf(entry) ?? -1;
+    if (at < 0) return;
+    list!.splice(at, 1);
+    if (list!.length === 0) this.byCheck.delete(uuid);
+  }
+
   /** The check after its newest visible pending ping, or undefined if none is visible. */
   latestCheck(uuid: string, isJournaled: IsJournaled): CheckRecord | undefined {
     const list = this.byCheck.get(uuid);

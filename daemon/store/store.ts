@@ -9,7 +9,7 @@ import { closeDb, currentRevision, openDb, type ApiKeyRecord, type Db } from './
 import { checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { appendEvent, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
-import { PendingPings } from './pending.js';
+import { PendingPings, type PendingPing } from './pending.js';
 import { insertPing } from './ping-log.js';
 import { hashApiKey, newApiKey, newPingKey, newSecret, newUuid, uniqueKeyOf } from '../domain/ids.js';
 import type {
@@ -45,6 +45,8 @@ export class Store {
   private readonly journaled = (rev: number, uuid: string): boolean => isJournaled(this.db, rev, uuid);
   /** Where appends of the transaction callback running now go (null outside one). */
   private appended: StoredEvent[] | null = null;
+  /** Inside transactPing: the pending entries its callback added, taken back if the commit fails. */
+  private journaledInTxn: Array<[string, PendingPing]> | null = null;
   /**
    * Set by the daemon's event tail, so that it need not read back and decode
    * the events this process has just written. Only committed transactions are
@@ -101,7 +103,26 @@ export class Store {
    */
   async transactPing<T>(fn: () => T): Promise<T> {
     const appended: StoredEvent[] = [];
-    const result = await this.db.root.transaction(this.appendingTo(appended, fn));
+    const journaled: Array<[string, PendingPing]> = [];
+    let result: T;
+    try {
+      result = await this.db.root.transaction(
+        this.appendingTo(appended, () => {
+          this.journaledInTxn = journaled;
+          try {
+            return fn();
+          } finally {
+            this.journaledInTxn = null;
+          }
+        }),
+      );
+    } catch (err) {
+      // A refused commit (a full disk) wrote nothing: its pings must not stay in
+      // memory, where every refused ping's body would pile up until the next
+      // journal apply that succeeds.
+      for (const [uuid, entry] of journaled) this.pending.remove(uuid, entry);
+      throw err;
+    }
     this.committed(appended);
     await this.db.root.flushed;
     return result;
@@ -168,7 +189,9 @@ export class Store {
   journalPingInTxn(check: CheckRecord, ping: PingRecord, event: Omit<StoredEvent, 'rev'>): number {
     const rev = this.append(event);
     journalPing(this.db, rev, check, ping);
-    this.pending.add(check.uuid, { rev, ping, check });
+    const entry = { rev, ping, check };
+    this.pending.add(check.uuid, entry);
+    this.journaledInTxn?.push([check.uuid, entry]);
     return rev;
   }
 

@@ -45,6 +45,32 @@ async function setup(pingLogLimit = 100) {
 }
 
 describe('the ping journal', () => {
+  it('a ping whose commit fails (a full disk) leaves nothing in memory: its body does not pile up', async () => {
+    const { store, pings, uuid } = await setup();
+    await pings.record(uuid, 'success', null, facts('kept')); // new → up: written directly, with its flip
+    await pings.record(uuid, 'success', null, facts('journaled'));
+    const pending = (store as unknown as { pending: { size: number; visiblePings(u: string, j: () => boolean): unknown[] } }).pending;
+    const held = () => pending.visiblePings(uuid, () => true).length;
+    expect(held()).toBe(1);
+    // What lmdb-js does when the disk is full: the callback runs, the commit is refused.
+    const root = store.db.root as unknown as { transaction: (fn: () => unknown) => Promise<unknown> };
+    const real = root.transaction.bind(root);
+    root.transaction = async (fn) => {
+      fn();
+      throw Object.assign(new Error('No space left on device'), { code: 'ENOSPC' });
+    };
+    for (let i = 0; i < 20; i++) await expect(pings.record(uuid, 'success', null, facts('x'.repeat(90_000)))).rejects.toThrow(/No space/);
+    expect(held()).toBe(1);
+    root.transaction = real;
+    // The next ping goes through, numbered after the stored one.
+    await pings.record(uuid, 'success', null, facts('after'));
+    expect(store.listPings(uuid, 10).map((p) => [p.n, Buffer.from(p.body ?? []).toString()])).toEqual([
+      [3, 'after'],
+      [2, 'journaled'],
+      [1, 'kept'],
+    ]);
+  });
+
   it('a ping is read back at once, reaches the B-trees when the journal is applied, and reads stay the same', async () => {
     const { store, clock, pings, uuid } = await setup();
     // The first ping flips new → up: written directly, with its flip.
