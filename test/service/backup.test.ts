@@ -10,17 +10,22 @@ import { useCleanups } from '../helpers/store.js';
 
 const cleanups = useCleanups();
 
+/** A temp dir (removed after the test) holding a data dir with one project. */
+async function projectDir(prefix: string) {
+  const tmp = tempDir(prefix);
+  cleanups.push(() => tmp.cleanup());
+  const dataDir = join(tmp.path, 'data');
+  return { tmp, dataDir, p: await newProject(dataDir) };
+}
+
 async function newProject(dataDir: string, pingLogLimit = 100_000) {
   return createProjectCli(dataDir, 'backup', ['--ping-log-limit', String(pingLogLimit)]);
 }
 
 describe('checkd backup', () => {
   it('copies a consistent snapshot under load: every ping acknowledged before the backup began is in the copy', async () => {
-    const tmp = tempDir('checkd-backup-');
-    cleanups.push(() => tmp.cleanup());
-    const dataDir = join(tmp.path, 'data');
+    const { tmp, dataDir, p } = await projectDir('checkd-backup-');
     const copyDir = join(tmp.path, 'backups', 'copy');
-    const p = await newProject(dataDir);
     const d: ChildDaemon = await startChild(['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
     cleanups.push(() => d.stop('SIGKILL'));
     const created = await api(d.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'load', timeout: 3600 } });
@@ -93,10 +98,7 @@ describe('checkd backup', () => {
   }, 90_000);
 
   it('refuses bad arguments with exit code 2 and writes nothing', async () => {
-    const tmp = tempDir('checkd-backup-args-');
-    cleanups.push(() => tmp.cleanup());
-    const dataDir = join(tmp.path, 'data');
-    await newProject(dataDir);
+    const { tmp, dataDir } = await projectDir('checkd-backup-args-');
     const nonEmpty = join(tmp.path, 'full');
     mkdirSync(nonEmpty);
     writeFileSync(join(nonEmpty, 'x'), 'x');
@@ -126,10 +128,7 @@ describe('checkd backup', () => {
   });
 
   it('the copy is readable by its owner alone, also in an --out that existed with a wider mode', async () => {
-    const tmp = tempDir('checkd-backup-mode-');
-    cleanups.push(() => tmp.cleanup());
-    const dataDir = join(tmp.path, 'data');
-    await newProject(dataDir);
+    const { tmp, dataDir } = await projectDir('checkd-backup-mode-');
     const out = join(tmp.path, 'open');
     mkdirSync(out, { mode: 0o755 });
     chmodSync(out, 0o755);
@@ -140,20 +139,14 @@ describe('checkd backup', () => {
   });
 
   it('an --out that cannot be created fails at once with one line (exit 1), also below /proc', async () => {
-    const tmp = tempDir('checkd-backup-out-');
-    cleanups.push(() => tmp.cleanup());
-    const dataDir = join(tmp.path, 'data');
-    await newProject(dataDir);
+    const { dataDir } = await projectDir('checkd-backup-out-');
     const r = await runCli(['backup', '--data-dir', dataDir, '--out', '/proc/checkd-no-such/backup']);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toBe("checkd: cannot create /proc/checkd-no-such/backup: ENOENT: no such file or directory, mkdir '/proc/checkd-no-such'\n");
   });
 
   it('--compact makes a copy that also opens and holds the same data', async () => {
-    const tmp = tempDir('checkd-backup-compact-');
-    cleanups.push(() => tmp.cleanup());
-    const dataDir = join(tmp.path, 'data');
-    const p = await newProject(dataDir);
+    const { tmp, dataDir, p } = await projectDir('checkd-backup-compact-');
     const r = await runCli(['backup', '--compact', '--data-dir', dataDir, '--out', join(tmp.path, 'c'), '--json']);
     expect(r.code, r.stderr).toBe(0);
     const copy = Store.open(join(tmp.path, 'c'), { readOnly: true });
