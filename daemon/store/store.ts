@@ -5,7 +5,9 @@
 // not yet in the B-trees (journal.ts), so callers never see the difference.
 import { timingSafeEqual } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
-import { closeDb, currentRevision, openDb, type ApiKeyRecord, type Db } from './db.js';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { closeDb, currentRevision, DATA_FILE, openDb, type ApiKeyRecord, type Db } from './db.js';
 import { checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { appendEvent, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
@@ -83,16 +85,67 @@ export class Store {
   async transact<T>(fn: () => T): Promise<T> {
     let current = 0;
     const appended: StoredEvent[] = [];
-    const result = await this.db.root.transaction(
-      this.appendingTo(appended, () => {
-        current = this.applyJournalInTxn();
-        return fn();
-      }),
-    );
+    let result: T;
+    try {
+      result = await this.db.root.transaction(
+        this.appendingTo(appended, () => {
+          current = this.applyJournalInTxn();
+          return fn();
+        }),
+      );
+    } catch (err) {
+      this.commitFailed();
+      throw err;
+    }
     this.pending.forgetUpTo(current);
     this.committed(appended);
-    await this.db.root.flushed;
+    await this.flushedDurably();
     return result;
+  }
+
+  /** Woken when a transaction of this process fails: see flushedDurably. */
+  private readonly onCommitFailure = new Set<() => void>();
+
+  /**
+   * Resolves once what this process committed is on disk. lmdb-js's `flushed`
+   * waits for the batch being written now, and when that batch fails (a full
+   * disk) its flush callbacks are dropped and never called: pings committed
+   * before it were left unanswered for ever, and their clients' retries stored
+   * them twice. So a failure seen meanwhile wakes the waiters, which flush the
+   * data file themselves: one fsync covers every page committed before it.
+   */
+  private flushedDurably(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const wake = () => {
+        this.onCommitFailure.delete(wake);
+        try {
+          const fd = openSync(join(this.dataDir, DATA_FILE), 'r');
+          try {
+            fsyncSync(fd);
+          } finally {
+            closeSync(fd);
+          }
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
+      };
+      this.onCommitFailure.add(wake);
+      this.db.root.flushed.then(
+        () => {
+          this.onCommitFailure.delete(wake);
+          resolve();
+        },
+        (err: unknown) => {
+          this.onCommitFailure.delete(wake);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  private commitFailed(): void {
+    for (const wake of [...this.onCommitFailure]) wake();
   }
 
   /**
@@ -121,10 +174,11 @@ export class Store {
       // memory, where every refused ping's body would pile up until the next
       // journal apply that succeeds.
       for (const [uuid, entry] of journaled) this.pending.remove(uuid, entry);
+      this.commitFailed();
       throw err;
     }
     this.committed(appended);
-    await this.db.root.flushed;
+    await this.flushedDurably();
     return result;
   }
 
@@ -171,7 +225,7 @@ export class Store {
    */
   async applyJournalQueued(): Promise<number> {
     const rev = await applyJournalQueued(this.db);
-    await this.db.root.flushed;
+    await this.flushedDurably();
     this.pending.forgetUpTo(rev);
     return rev;
   }

@@ -45,6 +45,33 @@ async function setup(pingLogLimit = 100) {
 }
 
 describe('the ping journal', () => {
+  it('a committed ping whose flush callback never comes (its batch failed) is answered once a later commit fails', async () => {
+    const { store, pings, uuid } = await setup();
+    await pings.record(uuid, 'success', null, facts('first')); // new → up, with its flip
+    const root = store.db.root as unknown as { flushed: unknown; transaction: (fn: () => unknown) => Promise<unknown> };
+    const realFlushed = root.flushed;
+    const realTransaction = root.transaction;
+    // What lmdb-js does when the batch after a commit fails: that commit's flush waiters are never called.
+    root.flushed = { then: () => new Promise(() => {}) };
+    try {
+      let answered = false;
+      const waiting = pings.record(uuid, 'success', null, facts('second')).then(() => (answered = true));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(answered).toBe(false);
+      root.transaction = async (fn) => {
+        fn();
+        throw Object.assign(new Error('No space left on device'), { code: 'ENOSPC' });
+      };
+      await expect(pings.record(uuid, 'success', null, facts('third'))).rejects.toThrow(/No space/);
+      await waiting;
+      expect(answered).toBe(true);
+    } finally {
+      root.flushed = realFlushed;
+      root.transaction = realTransaction;
+    }
+    expect(store.listPings(uuid, 10).map((p) => Buffer.from(p.body ?? []).toString())).toEqual(['second', 'first']);
+  });
+
   it('a ping whose commit fails (a full disk) leaves nothing in memory: its body does not pile up', async () => {
     const { store, pings, uuid } = await setup();
     await pings.record(uuid, 'success', null, facts('kept')); // new → up: written directly, with its flip
