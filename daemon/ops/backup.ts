@@ -4,7 +4,8 @@
 // and never a half-written one, and writers are not blocked meanwhile.
 // The copy is a data dir (a directory holding data.mdb): `checkd serve
 // --data-dir COPY` opens it as it is.
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { fsyncPath } from '../fsync.js';
 import { makeDirectory } from '../make-dir.js';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { Store } from '../store/store.js';
@@ -61,15 +62,6 @@ function checkOut(dataDir: string, out: string): { created: boolean } {
   if (!st.isDirectory()) throw new UsageError(`--out ${out} exists and is not a directory; the backup is a directory (a data dir)`);
   if (readdirSync(target).length > 0) throw new UsageError(`--out ${out} is not empty; give a new directory`);
   return { created: false };
-}
-
-function fsyncPath(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 export async function backupDataDir(

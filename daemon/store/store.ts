@@ -5,9 +5,9 @@
 // not yet in the B-trees (journal.ts), so callers never see the difference.
 import { timingSafeEqual } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
-import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { closeDb, currentRevision, DATA_FILE, openDb, type ApiKeyRecord, type Db } from './db.js';
+import { fsyncPath } from '../fsync.js';
 import { checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { appendEvent, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
@@ -119,12 +119,7 @@ export class Store {
       const wake = () => {
         this.onCommitFailure.delete(wake);
         try {
-          const fd = openSync(join(this.dataDir, DATA_FILE), 'r');
-          try {
-            fsyncSync(fd);
-          } finally {
-            closeSync(fd);
-          }
+          fsyncPath(join(this.dataDir, DATA_FILE));
           resolve();
         } catch (err) {
           reject(err);
