@@ -17,6 +17,11 @@ export function newApiKey(readOnly: boolean): string {
 
 export const API_KEY_LENGTH = 32;
 
+/** Whether `key` has an API key's length, counted in characters (code points) as the reference counts them. */
+export function hasApiKeyLength(key: string): boolean {
+  return [...key].length === API_KEY_LENGTH;
+}
+
 export function newPingKey(): string {
   return randomString(LOWER_ALNUM, 22);
 }

@@ -6,7 +6,7 @@ import { loadCheckdProto, serverServiceDefinition, SERVICE_NAME } from './proto.
 import { checkMsg, flipMsg, pingMsg } from './messages.js';
 import { WatchHub } from './watch.js';
 import { listChannelDeliveries } from '../notify/listing.js';
-import { API_KEY_LENGTH, UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
+import { API_KEY_LENGTH, hasApiKeyLength, UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
 import type { HealthImplementation } from 'grpc-health-check';
 import type { AuthResult, ListPosition, Store } from '../store/store.js';
 import type { CheckService } from '../service/checks.js';
@@ -40,7 +40,7 @@ function authenticate(store: Store, metadata: grpc.Metadata, access: 'read' | 'w
   const key = typeof value === 'string' ? value : (value?.toString('utf8') ?? '');
   if (key === '') throw new RpcError(grpc.status.UNAUTHENTICATED, 'missing api key (x-api-key metadata)');
   // Said apart from a missing one: an operator who did give a key learns it is the key's form.
-  if ([...key].length !== API_KEY_LENGTH) {
+  if (!hasApiKeyLength(key)) {
     throw new RpcError(grpc.status.UNAUTHENTICATED, `wrong api key (checkd keys are ${API_KEY_LENGTH} characters)`);
   }
   const auth = store.authenticate(key);
