@@ -38,17 +38,6 @@ export function jsonEscape(value: string): string {
 }
 
 /**
- * POSIX shell quoting (Python's `shlex.quote`): words made only of safe
- * characters are left alone, the empty word is `''`, anything else is single
- * quoted with each `'` written as `'"'"'`.
- */
-export function shellQuote(value: string): string {
-  if (value === '') return "''";
-  if (/^[A-Za-z0-9@%+=:,./_-]+$/.test(value)) return value;
-  return "'" + value.replace(/'/g, `'"'"'`) + "'";
-}
-
-/**
  * A header value that HTTP can carry: characters outside latin-1 become XML
  * character references (`bār` → `b&#257;r`), line breaks and other control
  * characters become spaces (a value can never start another header).

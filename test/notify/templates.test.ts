@@ -1,7 +1,7 @@
 // The pure parts of notifications: the placeholder algorithm of
 // notifications.md §4.3, the escapers, value parsing and the renderings.
 import { describe, expect, it } from 'vitest';
-import { headerSafe, shellQuote, substitute, substituteShell, urlEncode } from '../../daemon/domain/templates.js';
+import { headerSafe, substitute, substituteShell, urlEncode } from '../../daemon/domain/templates.js';
 import { isNoop, parseChannelValue } from '../../daemon/domain/channel-values.js';
 import { validateChannel } from '../../daemon/domain/channel-kinds.js';
 import { emailHtml, emailText, shellCommand, shellEnv, webhookValues, type Notification } from '../../daemon/notify/message.js';
@@ -55,12 +55,6 @@ describe('escapers', () => {
     expect(urlEncode('2024-05-01T11:10:00+00:00')).toBe('2024-05-01T11%3A10%3A00%2B00%3A00');
     expect(urlEncode('"$a/b~_.-')).toBe('%22%24a/b~_.-');
     expect(urlEncode('ā')).toBe('%C4%81');
-  });
-  it('quotes for the shell like shlex.quote', () => {
-    expect(shellQuote('simple-1.0')).toBe('simple-1.0');
-    expect(shellQuote('')).toBe("''");
-    expect(shellQuote('a b')).toBe("'a b'");
-    expect(shellQuote("it's")).toBe(`'it'"'"'s'`);
   });
   it('makes header values latin-1 on one line', () => {
     expect(headerSafe('bār ½')).toBe('b&#257;r ½');
