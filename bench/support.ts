@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SERVE_NODE_FLAGS } from '../daemon/node-flags.js';
+import { SERVE_NODE_FLAGS } from '../daemon/shared/node-flags.js';
 
 /** Run the built `checkd` with arguments and parse its `--json` output. */
 export function cliJson(cliPath: string, args: string[]): any {

@@ -9,17 +9,17 @@ import { Metrics } from './api/metrics.js';
 import { CheckService } from './service/checks.js';
 import { PingService } from './service/pings.js';
 import { registerPingRoutes } from './ping/routes.js';
-import { EventTail } from './event-tail.js';
+import { EventTail } from './store/event-tail.js';
 import { DeadlineMonitor } from './monitor/deadlines.js';
 import { Notifier } from './notify/notifier.js';
 import { pruneEvents } from './store/events.js';
-import { NOTIFY_DEFAULTS } from './notify/config.js';
+import { NOTIFY_DEFAULTS } from './config/notify.js';
 import { Store } from './store/store.js';
-import { JournalWriter } from './journal-writer.js';
-import { systemClock, type Clock } from './clock.js';
-import type { ServeConfig } from './config.js';
-import type { Logger } from './log.js';
-import { ListenError } from './listen.js';
+import { JournalWriter } from './store/journal-writer.js';
+import { systemClock, type Clock } from './shared/clock.js';
+import type { ServeConfig } from './config/serve.js';
+import type { Logger } from './shared/log.js';
+import { ListenError } from './shared/listen.js';
 
 export interface RunningDaemon {
   store: Store;

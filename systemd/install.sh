@@ -32,7 +32,7 @@ BIN_DIR=${BIN_DIR:-/usr/local/bin}
 GROUP=checkd
 # Must match User= in checkd.service (a dynamic user; see the comment there).
 SERVICE_USER=checkd-daemon
-# Node options of `checkd serve` (daemon/node-flags.ts says why).
+# Node options of `checkd serve` (daemon/shared/node-flags.ts says why).
 NODE_FLAGS=--max-semi-space-size=4
 START=1
 

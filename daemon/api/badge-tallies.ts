@@ -5,7 +5,7 @@
 // burst of badge requests costs one pass instead of one each.
 import { displayStatus } from '../domain/status.js';
 import { tallyBadgeStatus, type BadgeTally } from '../domain/badges.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../shared/clock.js';
 import type { Store } from '../store/store.js';
 
 /** Per tag (and `*` for every check), what its badge counts. */

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
 import type { CheckService } from '../service/checks.js';
 import type { Store } from '../store/store.js';
 import type { ApiVersion } from '../domain/types.js';

@@ -9,7 +9,7 @@ import { tagList, uniqueKeyOf } from '../domain/ids.js';
 import type { FastifyInstance } from 'fastify';
 import type { StoredEvent } from '../store/events.js';
 import type { Store } from '../store/store.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../shared/clock.js';
 
 const STATUSES = ['new', 'up', 'grace', 'down', 'paused'] as const;
 /** What a scrape counts for one project. */

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { format } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
-import type { Logger } from '../log.js';
+import type { Logger } from '../shared/log.js';
 
 export interface GrpcServerHandle {
   server: grpc.Server;

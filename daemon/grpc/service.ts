@@ -11,8 +11,8 @@ import type { HealthImplementation } from 'grpc-health-check';
 import type { AuthResult, ListPosition, Store } from '../store/store.js';
 import type { CheckService } from '../service/checks.js';
 import type { CheckRecord } from '../domain/types.js';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
 
 const DEFAULT_DETAIL_LIMIT = 50;
 const MAX_DETAIL_LIMIT = 1000;

@@ -13,7 +13,7 @@ import { encodeWatchEvent } from './proto.js';
 import { oldestRetainedRevision, readEventsAfter, type StoredEvent } from '../store/events.js';
 import type { Store, AuthResult } from '../store/store.js';
 import type { CheckRecord } from '../domain/types.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../shared/clock.js';
 
 /** Events a stream may lag behind the log before it is ended. */
 export const WATCH_LAG_LIMIT = 50_000;

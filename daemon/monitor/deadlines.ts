@@ -7,8 +7,8 @@ import { DeadlineHeap } from './min-heap.js';
 import { evaluateDeadline } from '../domain/status.js';
 import type { StoredEvent } from '../store/events.js';
 import type { Store } from '../store/store.js';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
 
 /** Re-check at least this often, so a wall-clock jump cannot strand a deadline. */
 const MAX_SLEEP_MS = 30_000;

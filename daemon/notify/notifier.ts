@@ -15,9 +15,9 @@ import { decodeBody, type LastPingInfo, type Notification } from './message.js';
 import { deliver, type DeliveryResult } from './transports.js';
 import type { Store } from '../store/store.js';
 import type { ChannelRecord, CheckRecord } from '../domain/types.js';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import type { NotifyConfig } from './config.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import type { NotifyConfig } from '../config/notify.js';
 
 const SCAN_BATCH = 500;
 /** How far back (pings, newest first) the last ping at or before a flip is looked for. */

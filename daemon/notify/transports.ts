@@ -17,7 +17,7 @@ import {
   type Notification,
 } from './message.js';
 import type { ChannelRecord } from '../domain/types.js';
-import type { NotifyConfig } from './config.js';
+import type { NotifyConfig } from '../config/notify.js';
 import { fetch as undiciFetch, type Agent } from 'undici';
 import { isPrivateLiteral, PRIVATE_ADDRESS_CODE, PRIVATE_ADDRESS_ERROR, publicOnlyDispatcher } from './private-addresses.js';
 

@@ -5,13 +5,13 @@
 // The copy is a data dir (a directory holding data.mdb): `checkd serve
 // --data-dir COPY` opens it as it is.
 import { chmodSync, existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { fsyncPath } from '../fsync.js';
-import { makeDirectory } from '../make-dir.js';
+import { fsyncPath } from '../shared/fsync.js';
+import { makeDirectory } from '../shared/make-dir.js';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { Store } from '../store/store.js';
 import { DATA_FILE, inspectDataDir, SCHEMA_VERSION } from '../store/db.js';
 import { describeWriteFailure } from '../store/write-failure.js';
-import { UsageError, type Output } from '../admin.js';
+import { UsageError, type Output } from '../cli/admin.js';
 import { OpsError } from './errors.js';
 
 export interface BackupSummary {

@@ -5,7 +5,7 @@
 // the project a check belongs to is fully known.
 import { createReadStream, openSync } from 'node:fs';
 import type { ApiKeyRecord } from '../store/db.js';
-import { UsageError } from '../admin.js';
+import { UsageError } from '../cli/admin.js';
 import { validateChannel } from '../domain/channel-kinds.js';
 import { detectScheduleKind, isValidSchedule } from '../domain/schedule/index.js';
 import { normalizeTimezone } from '../domain/timezones.js';

@@ -15,8 +15,8 @@ import { constants, renameSync, openSync, fsyncSync, closeSync, rmSync, writeSyn
 import { dirname, basename, join } from 'node:path';
 import { Store, type ListPosition } from '../store/store.js';
 import { inspectDataDir } from '../store/db.js';
-import { systemClock } from '../clock.js';
-import { UsageError, type Output } from '../admin.js';
+import { systemClock } from '../shared/clock.js';
+import { UsageError, type Output } from '../cli/admin.js';
 import { OpsError } from './errors.js';
 import {
   CHANNEL_FIELDS,

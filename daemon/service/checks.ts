@@ -11,7 +11,7 @@ import {
 import { resolveChannels } from '../domain/channels-input.js';
 import { applyPause, applyResume, recomputeAfterUpdate } from '../domain/status.js';
 import { newUuid } from '../domain/ids.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../shared/clock.js';
 import type { ApiVersion, CheckRecord, ProjectRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 

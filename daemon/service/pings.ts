@@ -5,7 +5,7 @@ import { classifyPing, pingDuration } from '../domain/classify.js';
 import { applySignal } from '../domain/status.js';
 import { newCheck } from '../domain/check-input.js';
 import { newUuid } from '../domain/ids.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../shared/clock.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 

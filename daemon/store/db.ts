@@ -1,7 +1,7 @@
 // Owns the LMDB environment: the named databases, the schema version and the
 // revision counter of the event log. Nothing outside store/ touches LMDB.
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
-import { makeDirectory } from '../make-dir.js';
+import { makeDirectory } from '../shared/make-dir.js';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type {

@@ -7,7 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { join } from 'node:path';
 import { closeDb, currentRevision, DATA_FILE, openDb, type ApiKeyRecord, type Db } from './db.js';
-import { fsyncPath } from '../fsync.js';
+import { fsyncPath } from '../shared/fsync.js';
 import { checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { appendEvent, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';

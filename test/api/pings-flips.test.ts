@@ -1,7 +1,7 @@
 // GET …/pings/, GET …/pings/<n>/body and GET …/flips/ (api-details §10–§12),
 // against a daemon whose clock the test moves by hand.
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../daemon/clock.js';
+import { ManualClock } from '../../daemon/shared/clock.js';
 import {
   api,
   BASE_URL,

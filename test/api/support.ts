@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { api, createCheck as createCheckAt, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
-import type { Clock } from '../../daemon/clock.js';
+import type { Clock } from '../../daemon/shared/clock.js';
 
 export { api };
 

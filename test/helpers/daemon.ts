@@ -9,10 +9,10 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
-import { createLogger } from '../../daemon/log.js';
-import { ManualClock, systemClock, type Clock } from '../../daemon/clock.js';
-import { DEFAULTS, type ServeConfig } from '../../daemon/config.js';
-import { NOTIFY_DEFAULTS, type NotifyConfig } from '../../daemon/notify/config.js';
+import { createLogger } from '../../daemon/shared/log.js';
+import { ManualClock, systemClock, type Clock } from '../../daemon/shared/clock.js';
+import { DEFAULTS, type ServeConfig } from '../../daemon/config/serve.js';
+import { NOTIFY_DEFAULTS, type NotifyConfig } from '../../daemon/config/notify.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const CHECKD_BIN = join(REPO_ROOT, 'dist/daemon/cli.js');

@@ -4,9 +4,9 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
-import { createLogger } from '../../daemon/log.js';
-import { NOTIFY_DEFAULTS, type NotifyConfig } from '../../daemon/notify/config.js';
-import { DEFAULTS } from '../../daemon/config.js';
+import { createLogger } from '../../daemon/shared/log.js';
+import { NOTIFY_DEFAULTS, type NotifyConfig } from '../../daemon/config/notify.js';
+import { DEFAULTS } from '../../daemon/config/serve.js';
 import { listChannelDeliveries } from '../../daemon/notify/listing.js';
 import { tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { goDown, makeChannel, makeCheck, ping, startSmtpReceiver, waitUntil, type SmtpReceiver } from './support.js';

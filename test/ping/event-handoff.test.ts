@@ -6,12 +6,12 @@
 // existed still has its runs timed.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../daemon/clock.js';
+import { ManualClock } from '../../daemon/shared/clock.js';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
 import type { CheckRecord } from '../../daemon/domain/types.js';
-import { EventTail } from '../../daemon/event-tail.js';
-import { createLogger } from '../../daemon/log.js';
+import { EventTail } from '../../daemon/store/event-tail.js';
+import { createLogger } from '../../daemon/shared/log.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
 import { readEventsAfter, type StoredEvent } from '../../daemon/store/events.js';
 import { Store } from '../../daemon/store/store.js';

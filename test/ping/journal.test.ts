@@ -3,7 +3,7 @@
 // B-trees when the journal is applied, and no other write can read or clobber
 // a stale check meanwhile.
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../daemon/clock.js';
+import { ManualClock } from '../../daemon/shared/clock.js';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
@@ -11,8 +11,8 @@ import { Store } from '../../daemon/store/store.js';
 import { closeDb, openDb, SCHEMA_VERSION } from '../../daemon/store/db.js';
 import { applyJournalSync, prepareJournalApply, writePreparedApply } from '../../daemon/store/journal.js';
 import { api, createProjectCli, REPO_ROOT, runCli, startChild, tempDir } from '../helpers/daemon.js';
-import { JournalWriter } from '../../daemon/journal-writer.js';
-import { createLogger } from '../../daemon/log.js';
+import { JournalWriter } from '../../daemon/store/journal-writer.js';
+import { createLogger } from '../../daemon/shared/log.js';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

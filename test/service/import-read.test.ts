@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { writeExport } from '../../daemon/ops/transfer.js';
 import { ExportValidation, type ParsedExport } from '../../daemon/ops/import-read.js';
 import { InputError, NotJsonError, RepeatedFieldError, parseExportStream, type CheckPlace } from '../../daemon/ops/export-parse.js';
-import { UsageError } from '../../daemon/admin.js';
+import { UsageError } from '../../daemon/cli/admin.js';
 import { openTempStore, plantChecks, useCleanups } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { withPriority, writesToJournal } from '../../daemon/log.js';
+import { withPriority, writesToJournal } from '../../daemon/shared/log.js';
 import { CHECKD_BIN, tempDir } from '../helpers/daemon.js';
 
 const tmp = tempDir('checkd-journal-');

@@ -4,7 +4,7 @@
 // only if no check of the project was created, changed or deleted meanwhile
 // (the project's edit counter); the matched check is read again inside.
 import { describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../../daemon/clock.js';
+import { ManualClock } from '../../daemon/shared/clock.js';
 import type { PingFacts } from '../../daemon/service/pings.js';
 import { PingService } from '../../daemon/service/pings.js';
 import { CheckService } from '../../daemon/service/checks.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/daemon.js';
-import { SERVE_NODE_FLAGS } from '../../daemon/node-flags.js';
+import { SERVE_NODE_FLAGS } from '../../daemon/shared/node-flags.js';
 import { ENV_EXAMPLE_PATH, INSTALL_SH, parseEnvFile, readUnit, requireTool, splitWords, UNIT_PATH } from './support.js';
 
 const run = promisify(execFile);

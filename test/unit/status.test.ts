@@ -2,7 +2,7 @@
 // signal rule, pause/resume, the evaluator, alert selection, and the worked
 // examples of §10 replayed against a hand-moved clock.
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../daemon/clock.js';
+import { ManualClock } from '../../daemon/shared/clock.js';
 import {
   applyPause,
   applyResume,

@@ -2,8 +2,8 @@
 // probe of the TCP addresses before start-up opens the data dir, so that a port
 // in use or an address this machine does not have fails with nothing written.
 import { createServer } from 'node:net';
-import type { ServeConfig } from './config.js';
-import { parseHostPort } from './config.js';
+import type { ServeConfig } from '../config/serve.js';
+import { parseHostPort } from '../config/serve.js';
 
 export class ListenError extends Error {
   override readonly name = 'ListenError';

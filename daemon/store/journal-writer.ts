@@ -6,10 +6,10 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { Logger } from './log.js';
-import type { Store } from './store/store.js';
-import type { JournalWorkerReply } from './store/journal-worker.js';
-import { commitFailureReason } from './store/write-failure.js';
+import type { Logger } from '../shared/log.js';
+import type { Store } from './store.js';
+import type { JournalWorkerReply } from './journal-worker.js';
+import { commitFailureReason } from './write-failure.js';
 
 /**
  * How often the journal is applied. Longer means fewer page writes per ping
@@ -80,7 +80,7 @@ export class JournalWriter {
     private readonly dataDir: string,
     private readonly logger: Logger,
     everyMs = JOURNAL_APPLY_EVERY_MS,
-    script = new URL('./store/journal-worker.js', import.meta.url),
+    script = new URL('./journal-worker.js', import.meta.url),
   ) {
     this.applier = existsSync(fileURLToPath(script))
       ? workerApplier(script, dataDir, logger)

@@ -4,10 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { pino } from 'pino';
-import { checkListenHosts, ConfigError, DEFAULTS, resolveServeConfig, type RawServeOptions } from './config.js';
-import { createLogger, writesToJournal } from './log.js';
-import { sdNotify } from './systemd-notify.js';
-import { DataDirError } from './store/db.js';
+import { checkListenHosts, ConfigError, DEFAULTS, resolveServeConfig, type RawServeOptions } from '../config/serve.js';
+import { createLogger, writesToJournal } from '../shared/log.js';
+import { sdNotify } from '../shared/systemd-notify.js';
+import { DataDirError } from '../store/db.js';
 import {
   channelCreate,
   keyCreate,
@@ -17,28 +17,28 @@ import {
   projectList,
   UsageError,
 } from './admin.js';
-import { backupDataDir } from './ops/backup.js';
-import { opsAction } from './ops/errors.js';
-import { exportData, importData } from './ops/transfer.js';
-import { installCommitFailureGuard } from './store/write-failure.js';
-import { resolveNotifyConfig, type RawNotifyOptions } from './notify/config.js';
+import { backupDataDir } from '../ops/backup.js';
+import { opsAction } from '../ops/errors.js';
+import { exportData, importData } from '../ops/transfer.js';
+import { installCommitFailureGuard } from '../store/write-failure.js';
+import { resolveNotifyConfig, type RawNotifyOptions } from '../config/notify.js';
 import { takeSignals } from './early-signals.js';
-import { ListenError, probeListenAddresses } from './listen.js';
+import { ListenError, probeListenAddresses } from '../shared/listen.js';
 
 const EXIT_USAGE = 2;
 /** Start-up failed for a reason that is not a bad argument (port in use, ...). */
 const EXIT_RUNTIME = 1;
 
-/** The version of the package this file belongs to (dist/daemon/program.js or daemon/program.ts). */
+/** The version of the package this file belongs to (dist/daemon/cli/program.js or daemon/cli/program.ts). */
 function packageVersion(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
     if (pkg.name === 'checkd' && pkg.version) return pkg.version;
   } catch {
     // fall through
   }
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
     if (pkg.name === 'checkd' && pkg.version) return pkg.version;
   } catch {
     // fall through
@@ -112,7 +112,7 @@ export function buildProgram(): Command {
     .action(async (opts) => channelCreate(opts.dataDir, opts, makeOutput(opts.json)));
   adminCommand(channel.command('list').description("list a project's channels with their last delivery result"))
     .requiredOption('--project <id>', 'project id')
-    .action(async (opts) => (await import('./notify/channels-admin.js')).channelList(opts.dataDir, opts, makeOutput(opts.json)));
+    .action(async (opts) => (await import('./channels-admin.js')).channelList(opts.dataDir, opts, makeOutput(opts.json)));
   adminCommand(channel.command('test').description('send a test notification through a channel; exit 1 if it fails'))
     .argument('<id>', 'channel id')
     .option('--smtp-url <url>', 'SMTP server for email channels [env CHECKD_SMTP_URL]')
@@ -120,7 +120,7 @@ export function buildProgram(): Command {
     .option('--allow-shell', 'run a shell channel [env CHECKD_ALLOW_SHELL]')
     .option('--block-private-addresses', 'refuse loopback, private and link-local addresses [env CHECKD_BLOCK_PRIVATE_ADDRESSES]')
     .action(async (id: string, opts) =>
-      (await import('./notify/channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
+      (await import('./channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
     );
 
   // Operations (docs/operations.md): all three work while the daemon runs.
@@ -162,7 +162,7 @@ async function serve(raw: RawServeOptions): Promise<void> {
   );
   // Loaded here, not at the top: --help and the admin commands need none of
   // the server stack (Fastify, gRPC, ...), which is most of the start-up time.
-  const { startDaemon } = await import('./daemon.js');
+  const { startDaemon } = await import('../daemon.js');
   const daemon = await startDaemon(config, logger);
 
   let stopping = false;

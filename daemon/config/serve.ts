@@ -1,6 +1,6 @@
 // Settings of `checkd serve` (contract.md): flags win over env vars, env vars
 // over defaults. Everything is validated here, before anything is opened.
-import type { NotifyConfig } from './notify/config.js';
+import type { NotifyConfig } from './notify.js';
 import { lstatSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';

@@ -4,9 +4,9 @@
 // commits are handed over in memory (Store.onCommitted) and delivered from
 // there: under load, reading back and decoding every ping's event (it holds the
 // whole check) cost the thread that answers pings several percent of its time.
-import { readEventsAfter, type StoredEvent } from './store/events.js';
-import type { Store } from './store/store.js';
-import type { Logger } from './log.js';
+import { readEventsAfter, type StoredEvent } from './events.js';
+import type { Store } from './store.js';
+import type { Logger } from '../shared/log.js';
 
 export type EventSubscriber = (events: StoredEvent[]) => void;
 

@@ -1,11 +1,11 @@
 // The admin commands of contract.md. They open the LMDB environment directly,
 // so they work with or without a running daemon; the daemon reads keys,
 // projects and channels from LMDB on every request and sees them at once.
-import { Store } from './store/store.js';
-import { inspectDataDir } from './store/db.js';
-import { systemClock } from './clock.js';
-import { validateChannel } from './domain/channel-kinds.js';
-import { API_KEY_LENGTH } from './domain/ids.js';
+import { Store } from '../store/store.js';
+import { inspectDataDir } from '../store/db.js';
+import { systemClock } from '../shared/clock.js';
+import { validateChannel } from '../domain/channel-kinds.js';
+import { API_KEY_LENGTH } from '../domain/ids.js';
 
 export class UsageError extends Error {}
 

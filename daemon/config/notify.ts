@@ -2,7 +2,7 @@
 // Flags win over env vars, env vars over defaults; validated before anything
 // is opened (a bad value is a usage error, exit 2).
 import { hostname } from 'node:os';
-import { ConfigError } from '../config.js';
+import { ConfigError } from './serve.js';
 
 export interface SmtpConfig {
   /** smtp://user:pass@host:port or smtps://...; holds a password: never log it. */

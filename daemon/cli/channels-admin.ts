@@ -4,14 +4,14 @@ import { Store } from '../store/store.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { NotifyStore } from '../store/notify.js';
-import { listChannelDeliveries } from './listing.js';
-import { systemClock } from '../clock.js';
+import { listChannelDeliveries } from '../notify/listing.js';
+import { systemClock } from '../shared/clock.js';
 import { isoSeconds } from '../domain/format.js';
 import { UUID_RE } from '../domain/ids.js';
-import { UsageError, type Output } from '../admin.js';
-import { resolveNotifyConfig, type RawNotifyOptions } from './config.js';
-import { testNotification } from './notifier.js';
-import { deliver } from './transports.js';
+import { UsageError, type Output } from './admin.js';
+import { resolveNotifyConfig, type RawNotifyOptions } from '../config/notify.js';
+import { testNotification } from '../notify/notifier.js';
+import { deliver } from '../notify/transports.js';
 
 function openExisting(dataDir: string, what: string, opts: { readOnly?: boolean } = {}): Store {
   // Never create an environment just to find nothing in it.
