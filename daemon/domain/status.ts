@@ -3,7 +3,7 @@
 // resume, and the background evaluator's "going down" step. Pure functions:
 // the caller passes `now` and persists what comes back; inputs are never mutated.
 import { nextFireAfter } from './schedule/index.js';
-import type { ApiVersion, CheckRecord, DisplayStatus, FlipRecord, PingKind, StoredStatus } from './types.js';
+import type { ApiVersion, CheckRecord, DisplayStatus, DisplayStatusV2, FlipRecord, PingKind, StoredStatus } from './types.js';
 
 const SECOND = 1000;
 
@@ -38,19 +38,66 @@ export function isStarted(check: CheckRecord): boolean {
   return check.lastStart !== null;
 }
 
+/**
+ * What the display status at an instant depends on (§3): the stored status,
+ * E, the grace and an outstanding start. The daemon derives it from a stored
+ * check (statusInputsOf); checktop receives exactly these fields over gRPC.
+ */
+export interface StatusInputs {
+  status: StoredStatus;
+  /** E (expectedNext), null for ∞. */
+  expected: number | null;
+  /** Grace in seconds. */
+  grace: number;
+  /** The outstanding start signal, null when none. */
+  lastStart: number | null;
+}
+
+export function statusInputsOf(check: CheckRecord): StatusInputs {
+  return { status: check.status, expected: expectedNext(check), grace: check.grace, lastStart: check.lastStart };
+}
+
+/** Rule 1: a run that outlived its grace is down whatever the stored status says. */
+function runOverdue(s: StatusInputs, now: number): boolean {
+  return s.lastStart !== null && now >= s.lastStart + s.grace * SECOND;
+}
+
+/** The display status at `now` in API v2 and v3 terms (§3). Read-time only: never stored. */
+export function statusAt(s: StatusInputs, now: number): DisplayStatusV2 {
+  if (runOverdue(s, now)) return 'down';
+  if (s.status !== 'up') return s.status;
+  // Rules 4–6 use E, not G: a running job does not move the last completed run's deadlines.
+  if (s.expected === null) return 'up';
+  if (now >= s.expected + s.grace * SECOND) return 'down';
+  if (now >= s.expected) return 'grace';
+  return 'up';
+}
+
+/**
+ * The first instant after `at` at which statusAt may answer differently: the
+ * thresholds it compares `now` with (the end of a run's grace, E, the end of
+ * grace) that still lie ahead; Infinity when none does.
+ */
+export function nextStatusChange(s: StatusInputs, at: number): number {
+  const grace = s.grace * SECOND;
+  let next = Infinity;
+  const consider = (t: number) => {
+    if (t > at && t < next) next = t;
+  };
+  if (s.lastStart !== null) consider(s.lastStart + grace);
+  if (s.status === 'up' && s.expected !== null) {
+    consider(s.expected);
+    consider(s.expected + grace);
+  }
+  return next;
+}
+
 /** The API `status` field at `now` (§3). Read-time only: never stored. */
 export function displayStatus(check: CheckRecord, now: number, version: ApiVersion): DisplayStatus {
-  const grace = check.grace * SECOND;
-  // A run that outlived its grace is down whatever the stored status says.
-  if (check.lastStart !== null && now >= check.lastStart + grace) return 'down';
-  if (version === 1 && check.lastStart !== null) return 'started';
-  if (check.status !== 'up') return check.status;
-  // Rules 4–6 use E, not G: a running job does not move the last completed run's deadlines.
-  const expected = expectedNext(check);
-  if (expected === null) return 'up';
-  if (now >= expected + grace) return 'down';
-  if (now >= expected) return 'grace';
-  return 'up';
+  const inputs = statusInputsOf(check);
+  // v1 reports a run in progress as `started`, once rule 1 has had its say.
+  if (version === 1 && check.lastStart !== null && !runOverdue(inputs, now)) return 'started';
+  return statusAt(inputs, now);
 }
 
 // ---------------------------------------------------------------------------

@@ -9,6 +9,9 @@ export type StoredStatus = 'new' | 'up' | 'down' | 'paused';
 /** What the API `status` field shows (v1 adds `started`). */
 export type DisplayStatus = StoredStatus | 'grace' | 'started';
 
+/** The display status of API v2 and v3, which report a run in progress in `started` instead. */
+export type DisplayStatusV2 = Exclude<DisplayStatus, 'started'>;
+
 export type ApiVersion = 1 | 2 | 3;
 
 export interface CheckRecord {

@@ -15,9 +15,12 @@ import {
   goingDownAfter,
   graceStart,
   isStarted,
+  nextStatusChange,
   notifyEvent,
   recomputeAfterUpdate,
   shouldNotify,
+  statusAt,
+  statusInputsOf,
 } from '../../daemon/domain/status.js';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import type {
@@ -305,6 +308,40 @@ describe('display status, §3', () => {
     expect(displayStatus(c, t('23:59:59'), 3)).toBe('up');
     expect(displayStatus(c, t('2024-01-02T00:00:30Z'), 3)).toBe('grace');
     expect(displayStatus(c, t('2024-01-02T00:01:00Z'), 3)).toBe('down');
+  });
+
+  it('statusAt, which checktop applies to the fields gRPC sends, is displayStatus in v2 and v3', () => {
+    const c = check({ kind: 'cron', schedule: '0 2 * * *', status: 'up', lastPing: t('02:00'), lastStart: t('01:59') });
+    for (const now of [t('01:00'), t('2024-01-02T02:00:00Z'), t('2024-01-02T02:30:00Z'), t('2024-01-03T00:00:00Z')]) {
+      expect(statusAt(statusInputsOf(c), now)).toBe(displayStatus(c, now, 3));
+      expect(statusAt(statusInputsOf(c), now)).toBe(displayStatus(c, now, 2));
+    }
+  });
+
+  it('nextStatusChange: the status stays what it is until that instant and changes at it', () => {
+    const cases = [
+      check({ status: 'up', lastPing: t('00:00') }),
+      check({ status: 'up', lastPing: t('00:00'), lastStart: t('00:10') }),
+      check({ kind: 'cron', schedule: '0 2 * * *', tz: 'Europe/Riga', status: 'up', lastPing: t('00:30') }),
+      check({ status: 'paused', lastStart: t('00:00') }),
+      check({ status: 'down' }),
+      check(),
+    ];
+    for (const c of cases) {
+      const inputs = statusInputsOf(c);
+      let at = t('00:00') - H;
+      for (let steps = 0; steps < 5; steps++) {
+        const next = nextStatusChange(inputs, at);
+        const status = displayStatus(c, at, 3);
+        const end = Math.min(next, at + 3 * DAY);
+        for (const m of [at + 1, Math.floor((at + end) / 2), end - 1]) expect(displayStatus(c, m, 3)).toBe(status);
+        if (next === Infinity) break;
+        expect(next).toBeGreaterThan(at);
+        at = next;
+      }
+    }
+    expect(nextStatusChange(statusInputsOf(check({ status: 'up', lastPing: t('00:00') })), t('00:00'))).toBe(t('2024-01-02T00:00:00Z'));
+    expect(nextStatusChange(statusInputsOf(check()), t('00:00'))).toBe(Infinity);
   });
 });
 
