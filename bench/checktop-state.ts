@@ -10,9 +10,13 @@
 // one-second tick while ~50 checks a second reach their expected time,
 // against visiting every row as it did.
 // Pure computation, no terminal: stops by itself in well under a minute.
-import { allTags, countRows, filterRows, initialState, labelOf, localStatus, reducer, sortRows, visibleRows, type Row, type TuiState } from '../tui/state.js';
+import { statusAt } from '../daemon/domain/status.js';
+import { labelOf } from '../tui/labels.js';
+import type { Row } from '../tui/row.js';
 import { RowTable } from '../tui/row-table.js';
-import type { CheckMsg, WatchEventMsg } from '../tui/wire.js';
+import { initialState, reducer, type TuiState } from '../tui/state.js';
+import { allTags, countRows, filterRows, sortRows, visibleRows } from '../tui/views.js';
+import { statusInputsOf, type CheckMsg, type WatchEventMsg } from '../tui/wire.js';
 import { check as wireCheck } from '../test/tui/fixtures.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -128,7 +132,7 @@ for (let r = 0; r < REPEATS; r++) {
   // The baseline: the same tick visiting every row, as it did before RowTable kept track of when rows are due.
   let moved = 0;
   before.rows.forEach((row) => {
-    if (localStatus(row.check, at) !== row.status) moved++;
+    if (statusAt(statusInputsOf(row.check), at) !== row.status) moved++;
   });
   ticks.push(t1 - t0);
   visits.push(performance.now() - t1);

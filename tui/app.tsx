@@ -9,27 +9,10 @@ import { ConfirmPrompt, filterSummary, HintsLine, MessageLine, SearchPrompt } fr
 import { Header } from './components/Header.js';
 import { HelpView } from './components/HelpView.js';
 import { describeGrpcError } from './rpc.js';
-import {
-  allTags,
-  countRows,
-  cycle,
-  initialState,
-  isFiltered,
-  isFlashing,
-  moveSelection,
-  NO_FILTER,
-  reducer,
-  resolveIndex,
-  scrollTop,
-  selectIndex,
-  serverNow,
-  visibleRows,
-  STATUS_FILTERS,
-  tagCycle,
-  type Filter,
-  type Row,
-  type Selection,
-} from './state.js';
+import { initialState, isFlashing, reducer, serverNow } from './state.js';
+import type { Row } from './row.js';
+import { moveSelection, resolveIndex, scrollTop, selectIndex, type Selection } from './selection.js';
+import { allTags, countRows, cycle, isFiltered, NO_FILTER, STATUS_FILTERS, tagCycle, visibleRows, type Filter } from './views.js';
 import type { CheckdBackend } from './watch-client.js';
 import type { CheckDetailMsg, WatchEventMsg } from './wire.js';
 

@@ -8,7 +8,7 @@
 // and the table derives its sorted order, label counts and tag list from the
 // previous table's by applying what changed (the rows removed and the rows
 // added), instead of starting over (`npm run bench:checktop`).
-import type { Label } from './state.js';
+import { emptyCounts, type Counts, type Label } from './labels.js';
 
 /** What the table needs of a row: its identity, its order and what it is counted and found by. */
 export interface TableRow {
@@ -20,8 +20,6 @@ export interface TableRow {
   /** When this row must be looked at again (its status may change then); Infinity: never by itself. */
   due: number;
 }
-
-export type Counts = Record<Label, number> & { total: number };
 
 /**
  * Rows per bucket a new table aims at: an edit copies each bucket it touches,
@@ -302,10 +300,6 @@ function earliestDue(bucket: ReadonlyMap<string, TableRow>): number {
   let due = Infinity;
   for (const row of bucket.values()) if (row.due < due) due = row.due;
   return due;
-}
-
-function emptyCounts(): Counts {
-  return { down: 0, grace: 0, running: 0, new: 0, up: 0, paused: 0, total: 0 };
 }
 
 function count<R extends TableRow>(

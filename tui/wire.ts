@@ -3,10 +3,26 @@
 // shapes are the daemon's own (type-only imports: nothing of the daemon runs
 // in the client).
 import type { CheckDetailMsg, CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg } from '../daemon/grpc/messages.js';
+import type { StatusInputs } from '../daemon/domain/status.js';
+import type { StoredStatus } from '../daemon/domain/types.js';
 
 export type { CheckDetailMsg, CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg };
 
 /** A check's identity on the wire: the uuid, or the unique_key for read-only keys (as in `check_id`). */
 export function checkIdOf(check: Pick<CheckMsg, 'uuid' | 'unique_key'>): string {
   return check.uuid || check.unique_key;
+}
+
+/**
+ * What the domain's statusAt reads, from the fields the daemon sends for it
+ * (0 on the wire is "none"), so checktop moves a check into grace and down on
+ * time between server events by the daemon's own rule.
+ */
+export function statusInputsOf(check: CheckMsg): StatusInputs {
+  return {
+    status: check.stored_status as StoredStatus,
+    expected: check.expected_ms || null,
+    grace: check.grace_s,
+    lastStart: check.last_start_ms > 0 ? check.last_start_ms : null,
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareRows, RowTable, type Counts, type TableRow } from '../../tui/row-table.js';
-import type { Label } from '../../tui/state.js';
+import { compareRows, RowTable, type TableRow } from '../../tui/row-table.js';
+import type { Counts, Label } from '../../tui/labels.js';
 
 interface TestRow extends TableRow {
   label: Label;

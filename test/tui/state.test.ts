@@ -1,29 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import {
-  allTags,
-  countRows,
-  cycle,
-  FLASH_MS,
-  filterRows,
-  initialState,
-  isFlashing,
-  localStatus,
-  moveSelection,
-  nextStatusChange,
-  NO_FILTER,
-  reducer,
-  resolveIndex,
-  scrollTop,
-  sortRows,
-  tagCycle,
-  timeline,
-  visibleRows,
-  labelOf,
-  type TuiState,
-} from '../../tui/state.js';
+import { nextStatusChange as nextChangeOf, statusAt } from '../../daemon/domain/status.js';
+import { labelOf } from '../../tui/labels.js';
+import { moveSelection, resolveIndex, scrollTop } from '../../tui/selection.js';
+import { FLASH_MS, initialState, isFlashing, reducer, type TuiState } from '../../tui/state.js';
+import { timeline } from '../../tui/timeline.js';
+import { allTags, countRows, cycle, filterRows, NO_FILTER, sortRows, tagCycle, visibleRows } from '../../tui/views.js';
+import { statusInputsOf, type CheckMsg } from '../../tui/wire.js';
 import { check, down, event, fresh, paused, snapshot, T0 } from './fixtures.js';
 
 const MIN = 60_000;
+
+/** The domain's status rule on a wire check, as checktop applies it. */
+const localStatus = (c: CheckMsg, now: number) => statusAt(statusInputsOf(c), now);
+const nextStatusChange = (c: CheckMsg, at: number) => nextChangeOf(statusInputsOf(c), at);
 
 function load(checks: ReturnType<typeof check>[], now = T0): TuiState {
   return reducer(initialState(now), { type: 'events', events: [snapshot(checks)], now });
@@ -31,7 +20,7 @@ function load(checks: ReturnType<typeof check>[], now = T0): TuiState {
 
 const names = (s: TuiState) => sortRows(s.rows).map((r) => r.check.name);
 
-describe('localStatus', () => {
+describe('statusAt on wire checks', () => {
   const c = check({ expected_ms: T0, grace_s: 300 });
 
   it('up before the expected time, grace from it, down after grace', () => {
@@ -55,7 +44,7 @@ describe('localStatus', () => {
 });
 
 describe('nextStatusChange', () => {
-  it('is the next threshold localStatus compares with: nothing changes before it', () => {
+  it('is the next threshold statusAt compares with: nothing changes before it', () => {
     const cases = [
       check({ expected_ms: T0, grace_s: 300 }),
       check({ expected_ms: T0, grace_s: 300, started: true, last_start_ms: T0 - 200_000 }),

@@ -3,7 +3,8 @@
 import { memo } from 'react';
 import { Box, Text } from 'ink';
 import { ago, fit, periodOf, until } from '../format.js';
-import { labelOf, type Row } from '../state.js';
+import { labelOf } from '../labels.js';
+import type { Row } from '../row.js';
 import { statusColor } from './theme.js';
 
 /** Column widths; 0 hides a column. */

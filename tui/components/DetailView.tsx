@@ -3,7 +3,9 @@
 // Watch) supplies status and times; GetCheck supplies pings and flips.
 import { Box, Text } from 'ink';
 import { ago, dateTime, durationMs, durationSeconds, fit, periodOf, span, until } from '../format.js';
-import { labelOf, timeline, type Row } from '../state.js';
+import { labelOf } from '../labels.js';
+import type { Row } from '../row.js';
+import { timeline } from '../timeline.js';
 import type { CheckDetailMsg, FlipMsg, PingMsg } from '../wire.js';
 import { PING_COLOR, statusColor } from './theme.js';
 

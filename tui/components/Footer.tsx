@@ -2,7 +2,7 @@
 // only, so the table above never jumps.
 import { Text } from 'ink';
 import { fit } from '../format.js';
-import type { Filter } from '../state.js';
+import type { Filter } from '../views.js';
 
 export function filterSummary(f: Filter): string {
   const parts: string[] = [];

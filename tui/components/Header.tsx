@@ -2,7 +2,8 @@
 // checks are in which state (line 2).
 import { Box, Text } from 'ink';
 import { clockTime, fit } from '../format.js';
-import { LABELS, type ConnectionInfo, type Counts } from '../state.js';
+import { LABELS, type Counts } from '../labels.js';
+import type { ConnectionInfo } from '../state.js';
 import { LABEL_COLOR } from './theme.js';
 
 interface HeaderProps {

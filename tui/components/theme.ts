@@ -1,6 +1,7 @@
 // Colours by label, shared by the table, the header counts and the detail view.
 // Named terminal colours only: they follow the user's palette, light or dark.
-import type { DisplayStatus, Label } from '../state.js';
+import type { DisplayStatusV2 } from '../../daemon/domain/types.js';
+import type { Label } from '../labels.js';
 
 export const LABEL_COLOR: Record<Label, string> = {
   down: 'red',
@@ -11,7 +12,7 @@ export const LABEL_COLOR: Record<Label, string> = {
   paused: 'gray',
 };
 
-export function statusColor(status: DisplayStatus | Label | string): string {
+export function statusColor(status: DisplayStatusV2 | Label | string): string {
   return LABEL_COLOR[status as Label] ?? 'white';
 }
 
