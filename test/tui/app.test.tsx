@@ -9,7 +9,8 @@ vi.hoisted(() => {
 });
 
 import { render, cleanup } from 'ink-testing-library';
-import { App, EVENT_FRAME_MS } from '../../tui/app.js';
+import { App } from '../../tui/app.js';
+import { EVENT_FRAME_MS } from '../../tui/hooks/useWatchBatches.js';
 import { check, down, event, fresh, paused, T0 } from './fixtures.js';
 import { FakeBackend } from './fake-backend.js';
 import type { CheckMsg } from '../../tui/wire.js';

@@ -1,7 +1,8 @@
 // The bottom line: key hints, or the prompt or message of the moment. One line
-// only, so the table above never jumps.
+// only, so the table above never jumps. The hints come from the key table.
 import { Text } from 'ink';
 import { fit } from '../format.js';
+import { footerHints } from '../keys.js';
 import type { Filter } from '../views.js';
 
 export function filterSummary(f: Filter): string {
@@ -12,21 +13,21 @@ export function filterSummary(f: Filter): string {
   return parts.join(' ');
 }
 
-const LIST_HINTS = '↑↓ move  ⏎ details  / search  t tag  s status  p pause  r resume  ? help  q quit';
-const DETAIL_HINTS = 'esc back  ↑↓ prev/next check  p pause  r resume  ? help  q quit';
+const hints = (line: Parameters<typeof footerHints>[0]) => footerHints(line).join('  ');
 
 export function HintsLine({ view, summary, shown, total, width }: { view: 'list' | 'detail'; summary: string; shown: number; total: number; width: number }) {
   if (view === 'list' && summary) {
+    const [clear, ...rest] = footerHints('filtered');
     return (
       <Text wrap="truncate">
         <Text color="cyan">{summary}</Text>
-        {`  ${shown} of ${total}  ·  esc clears  ·  ? help  q quit`}
+        {`  ${shown} of ${total}  ·  ${clear}  ·  ${rest.join('  ')}`}
       </Text>
     );
   }
   return (
     <Text dimColor wrap="truncate">
-      {fit(view === 'list' ? LIST_HINTS : DETAIL_HINTS, width)}
+      {fit(hints(view), width)}
     </Text>
   );
 }
@@ -37,7 +38,7 @@ export function SearchPrompt({ text }: { text: string }) {
       <Text color="cyan">/</Text>
       {text}
       <Text inverse> </Text>
-      <Text dimColor>{'   ⏎ keep  esc clear'}</Text>
+      <Text dimColor>{`   ${hints('search')}`}</Text>
     </Text>
   );
 }
@@ -45,7 +46,7 @@ export function SearchPrompt({ text }: { text: string }) {
 export function ConfirmPrompt({ question }: { question: string }) {
   return (
     <Text wrap="truncate" color="yellow" bold>
-      {question} <Text inverse>[y/n]</Text>
+      {question} <Text inverse>{`[${hints('confirm')}]`}</Text>
     </Text>
   );
 }

@@ -1,29 +1,18 @@
-// `?`: every key on one screen. Any key closes it.
+// `?`: every key on one screen, as the key table lists them. Any key closes it.
 import { Box, Text } from 'ink';
+import { helpLines } from '../keys.js';
 
-const KEYS: [string, string][] = [
-  ['↑ ↓  j k', 'move the cursor'],
-  ['PgUp PgDn', 'move a page'],
-  ['Home End  g G', 'first / last check'],
-  ['⏎', 'details: recent pings and flips'],
-  ['esc', 'back from details; clear filters'],
-  ['/', 'search name, slug and tags (live; ⏎ keeps, esc clears)'],
-  ['t  T', 'filter by tag: next / previous tag'],
-  ['s  S', 'filter by status: all, problems, down, grace, …'],
-  ['p', 'pause the selected check (asks y/n)'],
-  ['r', 'resume the selected check (asks y/n)'],
-  ['?', 'this help'],
-  ['q  Ctrl-C', 'quit'],
-];
+const LINES = helpLines().map((l) => ({ keys: l.keys.join(' '), text: l.text }));
+const KEYS_WIDTH = Math.max(...LINES.map((l) => l.keys.length)) + 2;
 
 export function HelpView({ height }: { height: number }) {
   return (
     <Box flexDirection="column" height={height} flexShrink={0} paddingLeft={1}>
       <Text bold>Keys</Text>
-      {KEYS.slice(0, Math.max(0, height - 5)).map(([key, what]) => (
-        <Text key={key} wrap="truncate">
-          <Text color="cyan">{key.padEnd(16)}</Text>
-          {what}
+      {LINES.slice(0, Math.max(0, height - 4)).map(({ keys, text }) => (
+        <Text key={keys} wrap="truncate">
+          <Text color="cyan">{keys.padEnd(KEYS_WIDTH)}</Text>
+          {text}
         </Text>
       ))}
       <Text> </Text>

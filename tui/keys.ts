@@ -1,0 +1,181 @@
+// checktop's keys: one table that input handling, the help screen, the footer
+// hints and the key list in docs/checktop.md all read (the docs are checked
+// against it by test/tui/keys.test.tsx).
+import type { Key } from 'ink';
+
+/** Where a key is read: the check list, one check's details, or a prompt over them. */
+export type Mode = 'list' | 'detail' | 'search' | 'confirm' | 'help';
+
+/** The footer lines that show hints: a mode's, and the list's while a filter is on. */
+export type HintLine = Exclude<Mode, 'help'> | 'filtered';
+
+export type Action =
+  | 'up'
+  | 'down'
+  | 'pageUp'
+  | 'pageDown'
+  | 'first'
+  | 'last'
+  | 'open'
+  | 'back'
+  | 'clearFilters'
+  | 'search'
+  | 'keepSearch'
+  | 'clearSearch'
+  | 'eraseChar'
+  | 'eraseSearch'
+  | 'type'
+  | 'nextTag'
+  | 'prevTag'
+  | 'nextStatus'
+  | 'prevStatus'
+  | 'pause'
+  | 'resume'
+  | 'yes'
+  | 'no'
+  | 'help'
+  | 'closeHelp'
+  | 'quit';
+
+export interface Binding {
+  /** Key names (see matches): a named key, Ctrl-<letter>, or one character. */
+  keys: readonly string[];
+  modes: readonly Mode[];
+  action: Action;
+  /** What help and the docs say; bindings with the same text share one line there. */
+  help: string;
+  /** The hint in each footer line that shows one, in table order; it starts with one of `keys` (shortName). */
+  footer?: Partial<Record<HintLine, string>>;
+}
+
+const MOVE = 'move the cursor (details: previous / next check)';
+const BACK = 'back from details; clear the filters';
+const PAGE = 'a page up / down';
+const ENDS = 'first / last check';
+const IN_SEARCH = 'in a search: keep, clear, erase one / all';
+const TAG = 'filter by tag: next / previous tag';
+const STATUS = 'filter by status: next / previous (problems, …)';
+const ANSWER = 'at a y/n question: yes / no';
+const QUIT = 'quit';
+
+export const BINDINGS: readonly Binding[] = [
+  { keys: ['Esc', '←', 'h', 'Backspace'], modes: ['detail'], action: 'back', help: BACK, footer: { detail: 'esc back' } },
+  { keys: ['Esc'], modes: ['list'], action: 'clearFilters', help: BACK, footer: { filtered: 'esc clears' } },
+  { keys: ['↑', 'k'], modes: ['list', 'detail'], action: 'up', help: MOVE, footer: { list: '↑↓ move', detail: '↑↓ prev/next check' } },
+  { keys: ['↓', 'j'], modes: ['list', 'detail'], action: 'down', help: MOVE },
+  // In a search, letters are text.
+  { keys: ['↑'], modes: ['search'], action: 'up', help: MOVE },
+  { keys: ['↓'], modes: ['search'], action: 'down', help: MOVE },
+  { keys: ['PgUp', 'Ctrl-B'], modes: ['list'], action: 'pageUp', help: PAGE },
+  { keys: ['PgDn', 'Ctrl-F', 'Space'], modes: ['list'], action: 'pageDown', help: PAGE },
+  { keys: ['Home', 'g'], modes: ['list'], action: 'first', help: ENDS },
+  { keys: ['End', 'G'], modes: ['list'], action: 'last', help: ENDS },
+  { keys: ['Enter', '→', 'l'], modes: ['list'], action: 'open', help: 'details: recent pings and flips', footer: { list: '⏎ details' } },
+  { keys: ['/'], modes: ['list'], action: 'search', help: 'search name, slug and tags as you type', footer: { list: '/ search' } },
+  { keys: ['Enter'], modes: ['search'], action: 'keepSearch', help: IN_SEARCH, footer: { search: '⏎ keep' } },
+  { keys: ['Esc'], modes: ['search'], action: 'clearSearch', help: IN_SEARCH, footer: { search: 'esc clear' } },
+  { keys: ['Backspace'], modes: ['search'], action: 'eraseChar', help: IN_SEARCH },
+  { keys: ['Ctrl-U'], modes: ['search'], action: 'eraseSearch', help: IN_SEARCH },
+  { keys: ['t'], modes: ['list'], action: 'nextTag', help: TAG, footer: { list: 't tag' } },
+  { keys: ['T'], modes: ['list'], action: 'prevTag', help: TAG },
+  { keys: ['s'], modes: ['list'], action: 'nextStatus', help: STATUS, footer: { list: 's status' } },
+  { keys: ['S'], modes: ['list'], action: 'prevStatus', help: STATUS },
+  {
+    keys: ['p'],
+    modes: ['list', 'detail'],
+    action: 'pause',
+    help: 'pause the selected check (asks y/n)',
+    footer: { list: 'p pause', detail: 'p pause' },
+  },
+  {
+    keys: ['r'],
+    modes: ['list', 'detail'],
+    action: 'resume',
+    help: 'resume the selected check (asks y/n)',
+    footer: { list: 'r resume', detail: 'r resume' },
+  },
+  { keys: ['y', 'Y'], modes: ['confirm'], action: 'yes', help: ANSWER, footer: { confirm: 'y/n' } },
+  { keys: ['n', 'N', 'Esc', 'q'], modes: ['confirm'], action: 'no', help: ANSWER },
+  {
+    keys: ['?'],
+    modes: ['list', 'detail'],
+    action: 'help',
+    help: 'this help; any other key closes it',
+    footer: { list: '? help', filtered: '? help', detail: '? help' },
+  },
+  { keys: ['q'], modes: ['list', 'detail', 'help'], action: 'quit', help: QUIT, footer: { list: 'q quit', filtered: 'q quit', detail: 'q quit' } },
+  { keys: ['Ctrl-C'], modes: ['list', 'detail', 'search', 'confirm', 'help'], action: 'quit', help: QUIT },
+];
+
+/** What a key with no binding does: a search takes it as text, the help screen closes; elsewhere nothing. */
+function otherKey(mode: Mode, input: string, key: Key): Action | null {
+  if (mode === 'search') return input && !key.ctrl && !key.meta && !key.tab ? 'type' : null;
+  if (mode === 'help') return 'closeHelp';
+  return null;
+}
+
+const NAMED_KEYS: Record<string, (input: string, key: Key) => boolean> = {
+  '↑': (_, k) => k.upArrow,
+  '↓': (_, k) => k.downArrow,
+  '←': (_, k) => k.leftArrow,
+  '→': (_, k) => k.rightArrow,
+  PgUp: (_, k) => k.pageUp,
+  PgDn: (_, k) => k.pageDown,
+  Home: (_, k) => k.home,
+  End: (_, k) => k.end,
+  Enter: (_, k) => k.return,
+  Esc: (_, k) => k.escape,
+  // Terminals send either for the key marked Backspace.
+  Backspace: (_, k) => k.backspace || k.delete,
+  Space: (input) => input === ' ',
+};
+
+/** Whether `name` is a key name the table may use. */
+export function isKeyName(name: string): boolean {
+  return name in NAMED_KEYS || /^Ctrl-[A-Z]$/.test(name) || Array.from(name).length === 1;
+}
+
+/** Does the key Ink reported as (input, key) have this name? A character matches with or without modifiers. */
+export function matches(name: string, input: string, key: Key): boolean {
+  const named = NAMED_KEYS[name];
+  if (named) return named(input, key);
+  if (name.startsWith('Ctrl-')) return key.ctrl && input === name.slice(5).toLowerCase();
+  return input === name;
+}
+
+/** The action of a key in `mode`, or null when it does nothing there. */
+export function actionFor(mode: Mode, input: string, key: Key): Action | null {
+  for (const b of BINDINGS) {
+    if (b.modes.includes(mode) && b.keys.some((name) => matches(name, input, key))) return b.action;
+  }
+  return otherKey(mode, input, key);
+}
+
+const SHORT_NAMES: Record<string, string> = { Enter: '⏎', Esc: 'esc' };
+
+/** How the footer writes a key: the glyph where one is shorter. */
+export function shortName(name: string): string {
+  return SHORT_NAMES[name] ?? name;
+}
+
+/** The hints of one footer line, in table order. */
+export function footerHints(line: HintLine): string[] {
+  return BINDINGS.flatMap((b) => (b.footer?.[line] ? [b.footer[line]] : []));
+}
+
+export interface HelpLine {
+  /** Key names, in table order, each once. */
+  keys: string[];
+  text: string;
+}
+
+/** The help screen's lines, which the docs' key table repeats: the bindings grouped by help text. */
+export function helpLines(): HelpLine[] {
+  const lines = new Map<string, HelpLine>();
+  for (const b of BINDINGS) {
+    const line = lines.get(b.help) ?? { keys: [], text: b.help };
+    lines.set(b.help, line);
+    for (const k of b.keys) if (!line.keys.includes(k)) line.keys.push(k);
+  }
+  return [...lines.values()];
+}
