@@ -1,13 +1,13 @@
 // checktop's rows, as an immutable table that is cheap to change a little.
 //
 // A project can hold 100,000 checks while pings change a handful of them per
-// batch of Watch events. Copying one Map of every row per batch cost 30-45 ms
-// and sorting them again up to ~140 ms (names in no relation to creation
-// order), on the machine checktop often shares with the daemon it watches.
-// Here the rows live in buckets: an edit copies only the buckets it touches,
-// and the table derives its sorted order, label counts and tag list from the
-// previous table's by applying what changed (the rows removed and the rows
-// added), instead of starting over (`npm run bench:checktop`).
+// batch of Watch events, and checktop often shares a machine with the daemon
+// it watches: copying every row and sorting them again per batch is too dear
+// (docs/performance.md, `npm run bench:checktop`). Here the rows live in
+// buckets: an edit copies only the buckets it touches, and the table derives
+// its sorted order, label counts and tag list from the previous table's by
+// applying what changed (the rows removed and the rows added), instead of
+// starting over.
 import { emptyCounts, type Counts, type Label } from './labels.js';
 
 /** What the table needs of a row: its identity, its order and what it is counted and found by. */
@@ -136,7 +136,7 @@ export class RowTable<R extends TableRow> {
     return all.values();
   }
 
-  /** Call `fn` for every row: the cheap way to visit 100,000 of them (a generator costs ~0.4 µs a row). */
+  /** Call `fn` for every row: the cheap way to visit 100,000 of them (a generator costs far more per row). */
   forEach(fn: (row: R) => void): void {
     for (const bucket of this.buckets) for (const row of bucket.values()) fn(row);
   }
@@ -153,8 +153,8 @@ export class RowTable<R extends TableRow> {
 
   /**
    * Call `fn` for every row due at `at` (due <= at). The one-second tick
-   * uses it instead of visiting all of 100,000 rows (20-40 ms, their memory
-   * being scattered) to find the few whose status changes: only the buckets
+   * uses it instead of visiting all of 100,000 rows (slow, their memory being
+   * scattered) to find the few whose status changes: only the buckets
    * holding such a row are looked into.
    */
   forEachDue(at: number, fn: (row: R) => void): void {
@@ -176,8 +176,8 @@ export class RowTable<R extends TableRow> {
   /**
    * The rows of sorted() that `match` keeps, `key` naming the filter (the
    * same key, the same predicate). Derived from the older table's view under
-   * the same key by the edit between them when there is one: on a project of
-   * 100,000 checks a filter costs 20-40 ms to apply from scratch.
+   * the same key by the edit between them when there is one: on a big
+   * project, applying a filter from scratch per batch is too dear.
    */
   view(key: string, match: (row: R) => boolean): readonly R[] {
     if (this.viewCache?.key === key) return this.viewCache.rows;

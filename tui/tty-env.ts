@@ -11,7 +11,7 @@ export function settleEnvironment(): void {
     delete process.env.CONTINUOUS_INTEGRATION;
   }
   // React picks its build from NODE_ENV: unset, the development build, which
-  // checks and times every render (~15 % of checktop's busy time on a big
-  // project). An operator who sets NODE_ENV keeps what they set.
+  // checks and times every render, a good share of checktop's busy time on a
+  // big project. An operator who sets NODE_ENV keeps what they set.
   process.env.NODE_ENV ??= 'production';
 }
