@@ -4,7 +4,7 @@
 // payloads). Pure functions over plain data.
 import { isoSeconds } from '../domain/format.js';
 import { tagList } from '../domain/ids.js';
-import { jsonEscape, substitute, substituteShell, urlEncode } from '../domain/templates.js';
+import { jsonEscape, substituteShell, urlEncode } from '../domain/templates.js';
 import type { CheckRecord, FlipRecord, PingKind } from '../domain/types.js';
 import type { NotifyEventName } from '../domain/channel-values.js';
 

@@ -98,7 +98,7 @@ describe('npx --no-install checkd --help (contract entry point)', () => {
       const [code] = await once(proc, 'close');
       expect(code, stderr).toBe(0);
       expect(stdout).toMatch(/^Usage: checkd /);
-      expect(stdout).toMatch(/^  serve\b/m);
+      expect(stdout).toMatch(/^ {2}serve\b/m);
     } finally {
       cache.cleanup();
     }

@@ -12,7 +12,6 @@ import {
   createProject,
   freePort,
   killLeftovers,
-  listProjects,
   PORT0,
   portIsFree,
   serve,

@@ -3,7 +3,6 @@
 // unary calls, and a Watch recorder that tests can wait on. Not a test file.
 import * as grpc from '@grpc/grpc-js';
 import { loadCheckdProto } from '../../daemon/grpc/proto.js';
-import { api } from '../helpers/daemon.js';
 import type { CheckDetailMsg as WireCheckDetail, CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg } from '../../daemon/grpc/messages.js';
 import type { Store } from '../../daemon/store/store.js';
 

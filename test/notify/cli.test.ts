@@ -247,7 +247,7 @@ describe('a running daemon', () => {
     expect(rows.find((c) => c.id === hook)).toMatchObject({ last_status: 'ok', pending: 0 });
 
     const { client: Client } = loadCheckdProto();
-    const client = new Client(child.grpc, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, Function>;
+    const client = new Client(child.grpc, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, (...args: any[]) => unknown>;
     const call = (key: string) =>
       new Promise<{ channels: Array<Record<string, unknown>> }>((resolve, reject) => {
         const md = new grpc.Metadata();

@@ -71,7 +71,7 @@ describe('main screen', () => {
     const t = start(sample());
     await until(() => t.frame().includes('backup-db'), 'the table');
     const lines = t.lines();
-    expect(lines[0]).toMatch(/^checktop · acme\s+● live  \d\d:\d\d:\d\d$/);
+    expect(lines[0]).toMatch(/^checktop · acme\s+● live {2}\d\d:\d\d:\d\d$/);
     expect(lines[1]).toContain('5 checks  1 down 1 grace 0 running 1 new 1 up 1 paused');
     expect(lines[2]).toMatch(/STATUS\s+NAME\s+TAGS\s+LAST PING\s+NEXT\s+PERIOD/);
     const order = ['nightly-report', 'cert-renew', 'new-job', 'backup-db', 'old-cleanup'];

@@ -87,10 +87,6 @@ describe('WatchClient against a real daemon', () => {
     clients.push(c);
     return c;
   };
-  const restart = async (grpcListen = `127.0.0.1:${port}`) => {
-    await d.stop();
-    d = await startInProcess({ dataDir: dir.path, grpcListen });
-  };
 
   beforeAll(async () => {
     port = await freePort();
