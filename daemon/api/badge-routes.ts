@@ -7,6 +7,7 @@
 //   /badge/<K>/<sig>[-2].<fmt>       the all-checks (`*`) badge
 //   /b/<states>/<check_badge_key>.<fmt>
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import { HttpError } from './errors.js';
 import { corsHeaders } from './resource.js';
 import {
   badgeJson,
@@ -21,12 +22,11 @@ import {
   type BadgeFormat,
   type BadgeSummary,
 } from '../domain/badges.js';
+import { SLUG_SEGMENT_RE } from '../domain/ids.js';
 import { displayStatus } from '../domain/status.js';
 import type { HttpContext } from './context.js';
 import type { BadgeTallies } from './badge-tallies.js';
 
-/** `<badge_key>` and `<signature>` in upstream's routes (Django `slug`). */
-const SLUG_RE = /^[-a-zA-Z0-9_]+$/;
 const METHODS = 'GET, OPTIONS';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH'] as const;
 
@@ -38,10 +38,6 @@ async function badgeHeaders(_req: FastifyRequest, reply: FastifyReply): Promise<
   corsHeaders(reply, METHODS);
   reply.header('Cache-Control', 'max-age=0, no-cache, no-store, must-revalidate, private');
   reply.header('Expires', new Date().toUTCString());
-}
-
-function notFound(reply: FastifyReply): FastifyReply {
-  return reply.code(404).type('text/plain').send('');
 }
 
 function sendBadge(reply: FastifyReply, fmt: BadgeFormat, label: string, summary: BadgeSummary): FastifyReply {
@@ -62,10 +58,11 @@ export function registerBadgeRoutes(app: FastifyInstance, ctx: HttpContext, tall
 
   const tagBadge = async (reply: FastifyReply, key: string, sigSegment: string, tagSegment: string | null) => {
     const req = parseBadgeRequest(sigSegment, tagSegment);
-    if (req === null || !SLUG_RE.test(key) || !SLUG_RE.test(req.sig)) return notFound(reply);
-    if (!verifyBadgeSignature(key, ctx.badgeSecret, req.tag, req.sig)) return notFound(reply);
+    // `<badge_key>` and `<signature>` are Django slugs in upstream's routes.
+    if (req === null || !SLUG_SEGMENT_RE.test(key) || !SLUG_SEGMENT_RE.test(req.sig)) throw HttpError.empty(404);
+    if (!verifyBadgeSignature(key, ctx.badgeSecret, req.tag, req.sig)) throw HttpError.empty(404);
     const project = ctx.store.projectByBadgeKey(key);
-    if (project === undefined) return notFound(reply);
+    if (project === undefined) throw HttpError.empty(404);
     const tally = (await tallies.of(project.id)).get(req.tag) ?? { total: 0, grace: 0, down: 0 };
     const label = req.tag === '*' ? masterLabel : req.tag;
     return sendBadge(reply, req.fmt, label, badgeSummaryOf(tally, req.mode));
@@ -73,9 +70,9 @@ export function registerBadgeRoutes(app: FastifyInstance, ctx: HttpContext, tall
 
   const checkBadge = (reply: FastifyReply, states: string, keySegment: string) => {
     const req = parseCheckBadgeRequest(states, keySegment);
-    if (req === null) return notFound(reply);
+    if (req === null) throw HttpError.empty(404);
     const check = ctx.store.checkByBadgeKey(req.badgeKey);
-    if (check === undefined) return notFound(reply);
+    if (check === undefined) throw HttpError.empty(404);
     const summary = checkBadgeStatus(displayStatus(check, ctx.clock.now(), 3), req.mode);
     return sendBadge(reply, req.fmt, checkBadgeLabel(check), summary);
   };
@@ -88,7 +85,9 @@ export function registerBadgeRoutes(app: FastifyInstance, ctx: HttpContext, tall
       method: [...OTHER_METHODS],
       url,
       onRequest: badgeHeaders,
-      handler: async (_req, reply) => reply.code(405).header('Allow', METHODS).type('text/plain').send(''),
+      handler: async () => {
+        throw HttpError.methodNotAllowed(METHODS);
+      },
     });
   };
 

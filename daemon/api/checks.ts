@@ -1,15 +1,14 @@
 // /api/vN/checks/...: list, get (by UUID or unique_key), create (with upsert),
 // update, pause, resume, delete. Processing order per api-details §6.13/§6.14.
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from './auth.js';
-import { jsonObjectBody } from './body.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HttpError } from './errors.js';
+import { ownCheck, ownCheckByCode } from './own-check.js';
 import { registerResource } from './resource.js';
 import { checkToJson } from '../domain/representation.js';
-import { validateCheckInput } from '../domain/check-input.js';
+import { validateCheckInput, type CheckInput } from '../domain/check-input.js';
 import { isCheckCode, tagList, UUID_RE } from '../domain/ids.js';
 import type { VersionedContext } from './context.js';
-import type { AuthResult } from '../store/store.js';
 import type { CheckRecord } from '../domain/types.js';
 
 type Params = { code: string };
@@ -23,27 +22,19 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
     checkToJson(check, { now: clock.now(), version, readOnly, baseUrl, withSubject });
   const written = () => ctx.onWrite?.();
 
-  /** Resolves a UUID path segment to a check of the caller's project, or answers 404/403. */
-  const ownCheck = (uuid: string, auth: AuthResult, reply: FastifyReply): CheckRecord | null => {
-    const check = store.getCheck(uuid);
-    if (!check) {
-      void reply.code(404).type('text/plain').send('');
-      return null;
-    }
-    if (check.projectId !== auth.project.id) {
-      void reply.code(403).type('text/plain').send('');
-      return null;
-    }
-    return check;
+  /** The POST body (parsed by the body hook) as check fields, or the 400 naming what is wrong. */
+  const checkInput = (req: FastifyRequest): CheckInput => {
+    const valid = validateCheckInput(req.apiBody!);
+    if (!valid.ok) throw HttpError.json(400, valid.error);
+    return valid.input;
   };
 
   registerResource(
     app,
+    store,
     `${prefix}/checks/`,
     {
-      GET: async (req: FastifyRequest, reply) => {
-        const auth = authenticate(store, req, reply, 'read');
-        if (!auth) return reply;
+      GET: async (req, reply) => {
         const query = req.query as Record<string, string | string[] | undefined>;
         const slug = typeof query.slug === 'string' ? query.slug : (query.slug?.at(-1) ?? '');
         const wanted = [query.tag ?? []].flat();
@@ -54,15 +45,15 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
         };
         // A slug narrows the list through the slug index (scripts look checks up this way).
         if (slug !== '') {
-          const found = store.checksBySlug(auth.project.id, slug).sort((a, b) => a.createdAt - b.createdAt);
-          return reply.send({ checks: found.filter(listed).map((c) => represent(c, auth.readOnly, false)) });
+          const found = store.checksBySlug(req.project.id, slug).sort((a, b) => a.createdAt - b.createdAt);
+          return reply.send({ checks: found.filter(listed).map((c) => represent(c, req.readOnlyKey, false)) });
         }
         // The whole project, streamed out a chunk at a time: with 100,000 checks
         // the list is ~90 MB of JSON and seconds of work, which must neither hold
         // up pings nor sit in memory whole. The text is what JSON.stringify of the
         // whole object would give.
-        const { readOnly } = auth;
-        const projectId = auth.project.id;
+        const readOnly = req.readOnlyKey;
+        const projectId = req.project.id;
         async function* listText(): AsyncGenerator<string> {
           yield '{"checks":[';
           let separator = '';
@@ -77,92 +68,73 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
         return reply.type('application/json; charset=utf-8').send(Readable.from(listText(), { objectMode: false }));
       },
       POST: async (req, reply) => {
-        const body = jsonObjectBody(req, reply);
-        if (!body) return reply;
-        const auth = authenticate(store, req, reply, 'write', body);
-        if (!auth) return reply;
-        const valid = validateCheckInput(body);
-        if (!valid.ok) return reply.code(400).send({ error: valid.error });
-        const result = await checks.create(auth.project, valid.input, version);
+        const result = await checks.create(req.project, checkInput(req), version);
         switch (result.kind) {
           case 'limit':
-            return reply.code(403).type('text/plain').send('');
+            throw HttpError.empty(403);
           case 'invalid':
-            return reply.code(400).send({ error: result.error });
+            throw HttpError.json(400, result.error);
           default:
             written();
             return reply.code(result.kind === 'created' ? 201 : 200).send(represent(result.check, false, true));
         }
       },
     },
-    { config, collection: true },
+    { config, collection: true, access: { GET: 'read', POST: 'write' } },
   );
 
   registerResource(
     app,
+    store,
     `${prefix}/checks/:code`,
     {
       GET: async (req, reply) => {
         const { code } = req.params as Params;
-        const auth = authenticate(store, req, reply, 'read');
-        if (!auth) return reply;
-        if (UUID_RE.test(code)) {
-          const check = ownCheck(code, auth, reply);
-          return check ? reply.send(represent(check, auth.readOnly, false)) : reply;
-        }
-        const check = store.checkByUniqueKey(auth.project.id, code);
-        if (!check) return reply.code(404).type('text/plain').send('');
-        return reply.send(represent(check, auth.readOnly, false));
+        return reply.send(represent(ownCheckByCode(store, code, req.project), req.readOnlyKey, false));
       },
       POST: async (req, reply) => {
         const { code } = req.params as Params;
-        const body = jsonObjectBody(req, reply);
-        if (!body) return reply;
-        const auth = authenticate(store, req, reply, 'write', body);
-        if (!auth) return reply;
-        if (!ownCheck(code, auth, reply)) return reply;
-        const valid = validateCheckInput(body);
-        if (!valid.ok) return reply.code(400).send({ error: valid.error });
-        const result = await checks.update(code, valid.input, version);
-        if (result.kind === 'missing') return reply.code(404).type('text/plain').send('');
-        if (result.kind === 'invalid') return reply.code(400).send({ error: result.error });
+        ownCheck(store, code, req.project);
+        const result = await checks.update(code, checkInput(req), version);
+        if (result.kind === 'missing') throw HttpError.empty(404);
+        if (result.kind === 'invalid') throw HttpError.json(400, result.error);
         written();
         return reply.send(represent(result.check, false, true));
       },
       DELETE: async (req, reply) => {
         const { code } = req.params as Params;
-        const auth = authenticate(store, req, reply, 'write');
-        if (!auth) return reply;
-        if (!ownCheck(code, auth, reply)) return reply;
+        ownCheck(store, code, req.project);
         const deleted = await checks.delete(code);
-        if (!deleted) return reply.code(404).type('text/plain').send('');
+        if (!deleted) throw HttpError.empty(404);
         written();
         return reply.send(represent(deleted, false, true));
       },
     },
-    { config, paramsMatch: ({ code }) => isCheckCode(code!), getOnly: ({ code }) => !UUID_RE.test(code!) },
+    {
+      config,
+      access: { GET: 'read', POST: 'write', DELETE: 'write' },
+      paramsMatch: ({ code }) => isCheckCode(code!),
+      getOnly: ({ code }) => !UUID_RE.test(code!),
+    },
   );
 
   for (const action of ['pause', 'resume'] as const) {
     registerResource(
       app,
+      store,
       `${prefix}/checks/:code/${action}`,
       {
         POST: async (req, reply) => {
           const { code } = req.params as Params;
-          const body = jsonObjectBody(req, reply);
-          if (!body) return reply;
-          const auth = authenticate(store, req, reply, 'write', body);
-          if (!auth) return reply;
-          if (!ownCheck(code, auth, reply)) return reply;
+          ownCheck(store, code, req.project);
           const result = action === 'pause' ? await checks.pause(code) : await checks.resume(code);
-          if (result.kind === 'missing') return reply.code(404).type('text/plain').send('');
-          if (result.kind === 'not-paused') return reply.code(409).type('text/plain').send('check is not paused');
+          if (result.kind === 'missing') throw HttpError.empty(404);
+          if (result.kind === 'not-paused') throw new HttpError(409, 'check is not paused');
           written();
           return reply.send(represent(result.check, false, true));
         },
       },
-      { config, paramsMatch: ({ code }) => UUID_RE.test(code!) },
+      { config, access: { POST: 'write' }, paramsMatch: ({ code }) => UUID_RE.test(code!) },
     );
   }
 }

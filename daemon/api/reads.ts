@@ -1,7 +1,8 @@
 // Read endpoints around checks: pings, ping bodies, flips, channels, badges
 // map, and the storage status probe.
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { authenticate } from './auth.js';
+import type { FastifyInstance } from 'fastify';
+import { HttpError } from './errors.js';
+import { ownCheck, ownCheckByCode } from './own-check.js';
 import { registerResource } from './resource.js';
 import { inWindow, parseFlipWindow } from './flips-query.js';
 import { badgeUrls } from '../domain/badges.js';
@@ -9,7 +10,6 @@ import { isoMicros, isoSeconds } from '../domain/format.js';
 import { isCheckCode, UUID_RE } from '../domain/ids.js';
 import type { VersionedContext } from './context.js';
 import type { BadgeTallies } from './badge-tallies.js';
-import type { AuthResult } from '../store/store.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
 
 const MAX_PINGS_RETURNED = 1000;
@@ -22,14 +22,6 @@ export function registerReadRoutes(
   badgeTallies: BadgeTallies,
 ): void {
   const { store, clock, version, baseUrl } = ctx;
-  const empty = (reply: FastifyReply, code: number) => reply.code(code).type('text/plain').send('');
-
-  const ownCheck = (uuid: string, auth: AuthResult, reply: FastifyReply): CheckRecord | null => {
-    const check = store.getCheck(uuid);
-    if (!check) return void empty(reply, 404), null;
-    if (check.projectId !== auth.project.id) return void empty(reply, 403), null;
-    return check;
-  };
 
   const pingJson = (check: CheckRecord, p: PingRecord) => {
     const doc: Record<string, unknown> = {
@@ -49,56 +41,49 @@ export function registerReadRoutes(
 
   registerResource(
     app,
+    store,
     `${prefix}/checks/:code/pings/`,
     {
       GET: async (req, reply) => {
         const { code } = req.params as { code: string };
-        const auth = authenticate(store, req, reply, 'write');
-        if (!auth) return reply;
-        const check = ownCheck(code, auth, reply);
-        if (!check) return reply;
-        const limit = Math.min(auth.project.pingLogLimit, MAX_PINGS_RETURNED);
+        const check = ownCheck(store, code, req.project);
+        const limit = Math.min(req.project.pingLogLimit, MAX_PINGS_RETURNED);
         return reply.send({ pings: store.listPings(check.uuid, limit).map((p) => pingJson(check, p)) });
       },
     },
-    { config, collection: true, paramsMatch: ({ code }) => UUID_RE.test(code!) },
+    { config, collection: true, access: { GET: 'write' }, paramsMatch: ({ code }) => UUID_RE.test(code!) },
   );
 
   registerResource(
     app,
+    store,
     `${prefix}/checks/:code/pings/:n/body`,
     {
       GET: async (req, reply) => {
         const { code, n } = req.params as { code: string; n: string };
-        const auth = authenticate(store, req, reply, 'write');
-        if (!auth) return reply;
-        const check = ownCheck(code, auth, reply);
-        if (!check) return reply;
+        const check = ownCheck(store, code, req.project);
         const num = Number(n);
         // Outside the visible window even if not yet pruned.
-        if (num <= check.nPings - auth.project.pingLogLimit) return empty(reply, 404);
+        if (num <= check.nPings - req.project.pingLogLimit) throw HttpError.empty(404);
         const ping = store.getPing(check.uuid, num);
-        if (!ping || !ping.body || ping.body.length === 0) return empty(reply, 404);
+        if (!ping || !ping.body || ping.body.length === 0) throw HttpError.empty(404);
         return reply.header('Content-Type', 'text/plain').send(Buffer.from(ping.body));
       },
     },
-    { config, paramsMatch: ({ code, n }) => UUID_RE.test(code!) && /^\d+$/.test(n!) },
+    { config, access: { GET: 'write' }, paramsMatch: ({ code, n }) => UUID_RE.test(code!) && /^\d+$/.test(n!) },
   );
 
   registerResource(
     app,
+    store,
     `${prefix}/checks/:code/flips/`,
     {
       GET: async (req, reply) => {
         const { code } = req.params as { code: string };
-        const byUuid = UUID_RE.test(code);
-        const auth = authenticate(store, req, reply, 'read');
-        if (!auth) return reply;
-        const check = byUuid ? ownCheck(code, auth, reply) : (store.checkByUniqueKey(auth.project.id, code) ?? null);
-        if (!check) return byUuid ? reply : empty(reply, 404);
+        const check = ownCheckByCode(store, code, req.project);
         const window = parseFlipWindow(req.query as Record<string, string>, clock.now());
         // Upstream's empty 400 is Django's default type (api-details §4).
-        if (!window) return reply.code(400).type('text/html; charset=utf-8').send('');
+        if (!window) throw new HttpError(400, '', 'text/html; charset=utf-8');
         // The seed document wins: a bare array, newest first.
         const flips = store
           .listFlips(check.uuid)
@@ -107,38 +92,37 @@ export function registerReadRoutes(
         return reply.type('application/json').send(JSON.stringify(flips));
       },
     },
-    { config, collection: true, paramsMatch: ({ code }) => isCheckCode(code!) },
+    { config, collection: true, access: { GET: 'read' }, paramsMatch: ({ code }) => isCheckCode(code!) },
   );
 
   registerResource(
     app,
+    store,
     `${prefix}/channels/`,
     {
       GET: async (req, reply) => {
-        const auth = authenticate(store, req, reply, 'write');
-        if (!auth) return reply;
-        const channels = store.listChannels(auth.project.id).map((c) => ({ id: c.id, name: c.name, kind: c.kind }));
+        const channels = store.listChannels(req.project.id).map((c) => ({ id: c.id, name: c.name, kind: c.kind }));
         return reply.send({ channels });
       },
     },
-    { config, collection: true },
+    { config, collection: true, access: { GET: 'write' } },
   );
 
   registerResource(
     app,
+    store,
     `${prefix}/badges/`,
     {
       GET: async (req, reply) => {
-        const auth = authenticate(store, req, reply, 'read');
-        if (!auth) return reply;
-        const tags = [...(await badgeTallies.of(auth.project.id)).keys()].filter((t) => t !== '*');
+        const { project } = req;
+        const tags = [...(await badgeTallies.of(project.id)).keys()].filter((t) => t !== '*');
         const badges: Record<string, unknown> = {};
-        for (const tag of tags.sort()) badges[tag] = badgeUrls(baseUrl, auth.project.badgeKey, ctx.badgeSecret, tag);
-        badges['*'] = badgeUrls(baseUrl, auth.project.badgeKey, ctx.badgeSecret, '*');
+        for (const tag of tags.sort()) badges[tag] = badgeUrls(baseUrl, project.badgeKey, ctx.badgeSecret, tag);
+        badges['*'] = badgeUrls(baseUrl, project.badgeKey, ctx.badgeSecret, '*');
         return reply.send({ badges });
       },
     },
-    { config, collection: true },
+    { config, collection: true, access: { GET: 'read' } },
   );
 
   // No key and no CORS handling (api-details §15).
@@ -147,7 +131,7 @@ export function registerReadRoutes(
       store.probe();
     } catch (err) {
       ctx.logger.error({ err }, 'status probe failed');
-      return reply.code(500).type('text/plain').send('storage unavailable');
+      throw new HttpError(500, 'storage unavailable');
     }
     return reply.type('text/plain').send('OK');
   });

@@ -8,7 +8,9 @@ import { registerReadRoutes } from './reads.js';
 import { registerBadgeRoutes } from './badge-routes.js';
 import { BadgeTallies } from './badge-tallies.js';
 import { apiKeyOf } from './auth.js';
+import { HttpError, sendHttpError } from './errors.js';
 import { SharedRateLimitStore } from './rate-limit.js';
+import { decorateApiRequest } from './request.js';
 import { hashApiKey } from '../domain/ids.js';
 import type { HttpContext } from './context.js';
 import type { ApiVersion } from '../domain/types.js';
@@ -21,6 +23,13 @@ import { isStorageFailure, replyStorageUnavailable } from './storage-errors.js';
  * body on a slow link; headers have Node's own limit.
  */
 export const REQUEST_TIMEOUT_MS = 60_000;
+
+/** The messages of the framework's refusals that the API words its own way. */
+const FRAMEWORK_MESSAGES: Record<number, string> = {
+  413: 'request body too large',
+  429: 'rate limit exceeded, slow down',
+  500: 'internal error',
+};
 
 export interface HttpServerOptions {
   trustProxy: boolean;
@@ -66,15 +75,16 @@ export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions)
     done();
   });
 
-  app.setNotFoundHandler((_req, reply) => reply.code(404).type('text/plain').send(''));
+  decorateApiRequest(app);
+  app.setNotFoundHandler((_req, reply) => sendHttpError(reply, HttpError.empty(404)));
+  // Every refusal arrives here: the routes' HttpErrors, and Fastify's and its plugins' own errors.
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    if (err instanceof HttpError) return sendHttpError(reply, err);
     // A commit LMDB refused (full disk...): 503, the daemon keeps serving.
     if (isStorageFailure(err)) return replyStorageUnavailable(err, ctx.store, req, reply);
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) req.log.error({ err }, 'request failed');
-    if (status === 429) return reply.code(429).send({ error: 'rate limit exceeded, slow down' });
-    if (status === 413) return reply.code(413).send({ error: 'request body too large' });
-    return reply.code(status).send({ error: status === 500 ? 'internal error' : err.message });
+    return sendHttpError(reply, HttpError.json(status, FRAMEWORK_MESSAGES[status] ?? err.message));
   });
 
   if (ctx.apiRateLimit > 0) {
@@ -82,10 +92,11 @@ export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions)
       global: false,
       // One window per key shared by all routes (the default store is per route).
       store: SharedRateLimitStore,
-      // After body parsing, so a key sent in the JSON body is counted as that key.
-      hook: 'preHandler',
+      // After the API routes' body hook (resource.ts), so a key sent in the JSON
+      // body is counted as that key; before their key hook, so a 429 comes first.
+      hook: 'preValidation',
       keyGenerator: (req: FastifyRequest) => {
-        const key = apiKeyOf(req, bodyForKey(req));
+        const key = apiKeyOf(req);
         return key === '' ? `ip:${req.ip}` : `key:${hashApiKey(key)}`;
       },
     });
@@ -102,17 +113,6 @@ export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions)
   }
   registerBadgeRoutes(app, ctx, badgeTallies);
   return app;
-}
-
-/** The JSON body, if it is one, for finding a body api_key; never throws. */
-function bodyForKey(req: FastifyRequest): Record<string, unknown> | null {
-  if (req.method !== 'POST' || !Buffer.isBuffer(req.body) || req.body.length === 0) return null;
-  try {
-    const v = JSON.parse(req.body.toString('utf8'));
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : null;
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -1,31 +1,7 @@
 // What kind of signal an HTTP ping is (ping-protocol.md §6) and how long the run
 // it closes took in the ping list (§7.1). Pure: no I/O, no clock.
 import type { CheckRecord, PingKind, PingRecord } from './types.js';
-
-/** The action a ping URL names before any check setting is applied (ping-protocol §1, §6 step 1). */
-export type UrlAction = 'success' | 'start' | 'fail' | 'log';
-
-export interface PingSuffix {
-  action: UrlAction;
-  /** The integer of the `/<exit-status>` form, otherwise null. */
-  exitStatus: number | null;
-}
-
-const EXIT_STATUS_MAX = 255;
-
-/**
- * Reads the segment after `<uuid>` or `<ping-key>/<slug>`: null or `''` is a plain
- * success, `start`/`fail`/`log` name themselves, digits are an exit status
- * (leading zeros allowed). Anything else, a negative number included, matches
- * no route: null, for a generic 404. An exit status above 255 is returned as is,
- * because the spec rejects it only after the check lookup (see classifyPing).
- */
-export function parsePingSuffix(suffix: string | null): PingSuffix | null {
-  if (suffix === null || suffix === '') return { action: 'success', exitStatus: null };
-  if (suffix === 'start' || suffix === 'fail' || suffix === 'log') return { action: suffix, exitStatus: null };
-  if (/^[0-9]+$/.test(suffix)) return { action: 'success', exitStatus: Number.parseInt(suffix, 10) };
-  return null;
-}
+import type { PingSuffix } from './ping-url.js';
 
 /** The check settings classification depends on. */
 export type ClassifySettings = Pick<
@@ -49,24 +25,16 @@ export interface ClassifyInput extends PingSuffix {
 }
 
 /**
- * Either the kind to record, or a refusal. The only refusal is an exit status
- * above 255: answer 400 `invalid url format` and record nothing. A non-POST
- * request to a `methods = "POST"` check is NOT refused: it is answered 200 `OK`
- * and recorded as `ign` (ping-protocol §2).
- */
-export type Classification = { ok: true; kind: PingKind } | { ok: false; error: 'exit-status-out-of-range' };
-
-/**
  * The final ping kind, applying ping-protocol §6 steps in order, each overriding
  * the previous one: URL, exit status, allowed methods, HTTP body keywords,
  * paused + manual_resume. The last step reads the stored status, so call this on
  * the check as read inside the ping transaction (applySignal re-applies it anyway).
+ * The URL's refusals (an exit status above 255) are parsePingPath's, made before
+ * a ping gets here. A non-POST request to a `methods = "POST"` check is not
+ * refused: it is recorded as `ign` (ping-protocol §2).
  */
-export function classifyPing(input: ClassifyInput): Classification {
+export function classifyPing(input: ClassifyInput): PingKind {
   const { check } = input;
-  if (input.exitStatus !== null && input.exitStatus > EXIT_STATUS_MAX) {
-    return { ok: false, error: 'exit-status-out-of-range' };
-  }
   let kind: PingKind = input.action;
   if (input.exitStatus !== null && input.exitStatus > 0) kind = 'fail';
   // HEAD included: only the exact method POST passes.
@@ -74,7 +42,7 @@ export function classifyPing(input: ClassifyInput): Classification {
   // Keywords replace the URL's verdict entirely, but never revive an ignored ping.
   if (kind !== 'ign' && check.filterHttpBody) kind = classifyByKeywords(bodyText(input.body), check);
   if (check.status === 'paused' && check.manualResume) kind = 'ign';
-  return { ok: true, kind };
+  return kind;
 }
 
 /** How many leading body bytes keyword filtering scans ("the first 10 kB", decimal). */

@@ -46,6 +46,8 @@ export function uniqueKeyOf(uuid: string): string {
 }
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A ping key, slug, badge key or badge signature in a URL path: upstream's Django `slug` converter. */
+export const SLUG_SEGMENT_RE = /^[-a-zA-Z0-9_]+$/;
 // The reference accepts [A-z0-9]{40}, which includes a few punctuation characters.
 export const UNIQUE_KEY_RE = /^[A-z0-9]{40}$/;
 

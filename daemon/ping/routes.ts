@@ -1,18 +1,18 @@
 // The ping endpoints (ping-protocol §1–§4): /ping/<uuid>[/start|/fail|/log|/<exit>]
 // and /ping/<ping-key>/<slug>[/...] with ?create=1. Every method is a ping.
+// The path is read by the domain's parsePingPath; refusals are HttpErrors.
 import { METHODS as NODE_METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddress } from './remote-addr.js';
-import { UUID_RE } from '../domain/ids.js';
-import type { PingService, PingFacts, PingSuffix } from '../service/pings.js';
+import { HttpError } from '../api/errors.js';
+import { parsePingPath, type PingUrl } from '../domain/ping-url.js';
+import type { PingService, PingFacts } from '../service/pings.js';
 
 /**
  * Every method Node's HTTP parser hands over is a ping (ping-protocol §2: TRACE,
  * PURGE, PROPFIND... like GET). CONNECT never reaches a request handler.
  */
 const METHODS = NODE_METHODS.filter((m) => m !== 'CONNECT');
-const SEGMENT_RE = /^[-a-zA-Z0-9_]+$/;
-const EXIT_RE = /^[0-9]+$/;
 const RID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const UA_MAX = 200;
 /** Largest ping request accepted at all; only pingBodyLimit bytes of it are stored. */
@@ -25,36 +25,31 @@ export interface PingRoutesOptions {
   onWrite?: () => void;
 }
 
-type Suffix = { kind: PingSuffix; exitStatus: number | null } | 'bad-exit' | null;
+const TEXT = 'text/plain; charset=utf-8';
 
-function parseSuffix(s: string | undefined): Suffix {
-  if (s === undefined) return { kind: 'success', exitStatus: null };
-  if (s === 'start' || s === 'fail' || s === 'log') return { kind: s, exitStatus: null };
-  if (EXIT_RE.test(s)) {
-    const code = Number(s);
-    return code > 255 ? 'bad-exit' : { kind: 'success', exitStatus: code };
-  }
-  return null;
-}
-
-/** The Expires value (now, to the second), made once a second rather than once a ping. */
-const expires = { second: -1, text: '' };
-function expiresNow(): string {
+/**
+ * The never-cache and CORS headers of every ping answer but a path that
+ * matches no route (ping-protocol §4), with Expires (now, to the second) made
+ * once a second rather than once a ping.
+ */
+const neverCache = { second: -1, headers: {} as Readonly<Record<string, string>> };
+function neverCacheHeaders(): Readonly<Record<string, string>> {
   const now = Date.now();
   const second = Math.floor(now / 1000);
-  if (second !== expires.second) {
-    expires.second = second;
-    expires.text = new Date(now).toUTCString();
+  if (second !== neverCache.second) {
+    neverCache.second = second;
+    neverCache.headers = {
+      'Cache-Control': 'max-age=0, no-cache, no-store, must-revalidate, private',
+      Expires: new Date(now).toUTCString(),
+      'Access-Control-Allow-Origin': '*',
+    };
   }
-  return expires.text;
+  return neverCache.headers;
 }
 
-function neverCache(reply: FastifyReply): FastifyReply {
-  return reply
-    .header('Cache-Control', 'max-age=0, no-cache, no-store, must-revalidate, private')
-    .header('Expires', expiresNow())
-    .header('Access-Control-Allow-Origin', '*')
-    .type('text/plain; charset=utf-8');
+/** A refused ping: its text as the whole body (`not found`, `invalid url format`...). */
+function refusal(status: number, text: string): HttpError {
+  return new HttpError(status, text, TEXT, neverCacheHeaders());
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -123,72 +118,68 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
 
   const bodyLimitHeader = String(opts.pingBodyLimit);
   const accepted = (reply: FastifyReply, created = false) => {
-    neverCache(reply).header('Ping-Body-Limit', bodyLimitHeader);
+    reply.headers(neverCacheHeaders()).type(TEXT).header('Ping-Body-Limit', bodyLimitHeader);
     return created ? reply.code(201).send('Created') : reply.code(200).send('OK');
   };
 
-  const byUuid = async (req: FastifyRequest, reply: FastifyReply, uuid: string, suffix: Suffix) => {
-    if (suffix === null) return reply.code(404).type('text/plain').send('');
+  /** The request body to store, or the 413 when it exceeds the cap. */
+  const pingBody = async (req: FastifyRequest): Promise<Buffer> => {
+    const body = bodyAtHand(req) ?? (await readBody(req, opts.pingBodyLimit));
+    if (body === null) throw refusal(413, 'request body too large');
+    return body;
+  };
+
+  const byUuid = async (req: FastifyRequest, reply: FastifyReply, url: PingUrl) => {
+    const uuid = url.key;
     const rid = ridOf(req);
-    if (suffix === 'bad-exit' || rid === false) {
+    if (url.refusal !== undefined || rid === false) {
       // Refusals in the reference's order: unknown check, exit status, rid.
       // The accepted path below looks the check up once, inside its transaction.
-      if (!opts.pings.exists(uuid)) return neverCache(reply).code(404).send('not found');
-      return neverCache(reply).code(400).send(suffix === 'bad-exit' ? 'invalid url format' : 'invalid uuid format');
+      if (!opts.pings.exists(uuid)) throw refusal(404, 'not found');
+      throw refusal(400, url.refusal !== undefined ? 'invalid url format' : 'invalid uuid format');
     }
-    const body = bodyAtHand(req) ?? (await readBody(req, opts.pingBodyLimit));
-    if (body === null) return neverCache(reply).code(413).send('request body too large');
-    const result = await opts.pings.record(uuid, suffix.kind, suffix.exitStatus, facts(req, body, rid));
-    if (result === 'missing') return neverCache(reply).code(404).send('not found');
+    const body = await pingBody(req);
+    const result = await opts.pings.record(uuid, url.action, url.exitStatus, facts(req, body, rid));
+    if (result === 'missing') throw refusal(404, 'not found');
     opts.onWrite?.();
     return accepted(reply);
   };
 
-  const bySlug = async (req: FastifyRequest, reply: FastifyReply, pingKey: string, slug: string, suffix: Suffix) => {
-    if (suffix === null || !SEGMENT_RE.test(pingKey) || !SEGMENT_RE.test(slug)) {
-      return reply.code(404).type('text/plain').send('');
-    }
-    if (slug !== slug.toLowerCase()) return neverCache(reply).code(400).send('invalid url format');
+  const bySlug = async (req: FastifyRequest, reply: FastifyReply, url: PingUrl & { by: 'slug' }) => {
+    if (url.refusal === 'uppercase-slug') throw refusal(400, 'invalid url format');
     const q = req.query as Record<string, string | string[] | undefined>;
     const create = (Array.isArray(q.create) ? q.create.at(-1) : q.create) === '1';
-    const found = await opts.pings.resolveSlug(pingKey, slug, create);
-    if (found.kind === 'missing') return neverCache(reply).code(404).send('not found');
-    if (found.kind === 'ambiguous') return neverCache(reply).code(409).send('ambiguous slug');
+    const found = await opts.pings.resolveSlug(url.key, url.slug, create);
+    if (found.kind === 'missing') throw refusal(404, 'not found');
+    if (found.kind === 'ambiguous') throw refusal(409, 'ambiguous slug');
     if (found.kind === 'created') opts.onWrite?.();
     // The reference keeps an auto-provisioned check even when the ping itself is refused.
-    if (suffix === 'bad-exit') return neverCache(reply).code(400).send('invalid url format');
+    if (url.refusal === 'exit-status-out-of-range') throw refusal(400, 'invalid url format');
     const rid = ridOf(req);
-    if (rid === false) return neverCache(reply).code(400).send('invalid uuid format');
-    const body = bodyAtHand(req) ?? (await readBody(req, opts.pingBodyLimit));
-    if (body === null) return neverCache(reply).code(413).send('request body too large');
-    const result = await opts.pings.record(found.uuid, suffix.kind, suffix.exitStatus, facts(req, body, rid));
-    if (result === 'missing') return neverCache(reply).code(404).send('not found');
+    if (rid === false) throw refusal(400, 'invalid uuid format');
+    const body = await pingBody(req);
+    const result = await opts.pings.record(found.uuid, url.action, url.exitStatus, facts(req, body, rid));
+    if (result === 'missing') throw refusal(404, 'not found');
     opts.onWrite?.();
     return accepted(reply, found.kind === 'created');
   };
 
-  const route = (url: string, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
-    app.route({ method: METHODS, url, exposeHeadRoute: false, bodyLimit: PING_REQUEST_CAP, handler });
+  /** One route per segment count; the params, in order, are the path's segments. */
+  const route = (path: string, segments: (params: Record<string, string>) => string[]) =>
+    app.route({
+      method: METHODS,
+      url: path,
+      exposeHeadRoute: false,
+      bodyLimit: PING_REQUEST_CAP,
+      handler: async (req, reply) => {
+        const url = parsePingPath(segments(req.params as Record<string, string>));
+        if (url === null) throw HttpError.empty(404);
+        return url.by === 'uuid' ? byUuid(req, reply, url) : bySlug(req, reply, url);
+      },
+    });
 
-  route('/ping/:a', async (req, reply) => {
-    const { a } = req.params as { a: string };
-    if (!UUID_RE.test(a)) return reply.code(404).type('text/plain').send('');
-    return byUuid(req, reply, a, parseSuffix(undefined));
-  });
-  route('/ping/:a/', async (req, reply) => {
-    const { a } = req.params as { a: string };
-    if (!UUID_RE.test(a)) return reply.code(404).type('text/plain').send('');
-    return byUuid(req, reply, a, parseSuffix(undefined));
-  });
-  route('/ping/:a/:b', async (req, reply) => {
-    const { a, b } = req.params as { a: string; b: string };
-    const suffix = parseSuffix(b);
-    // The UUID family wins for its suffixes; anything else is a slug ping.
-    if (UUID_RE.test(a) && suffix !== null) return byUuid(req, reply, a, suffix);
-    return bySlug(req, reply, a, b, parseSuffix(undefined));
-  });
-  route('/ping/:a/:b/:c', async (req, reply) => {
-    const { a, b, c } = req.params as { a: string; b: string; c: string };
-    return bySlug(req, reply, a, b, parseSuffix(c));
-  });
+  route('/ping/:a', (p) => [p.a!]);
+  route('/ping/:a/', (p) => [p.a!, '']);
+  route('/ping/:a/:b', (p) => [p.a!, p.b!]);
+  route('/ping/:a/:b/:c', (p) => [p.a!, p.b!, p.c!]);
 }

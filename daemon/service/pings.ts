@@ -8,8 +8,7 @@ import { newUuid } from '../domain/ids.js';
 import type { Clock } from '../shared/clock.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
-
-export type PingSuffix = 'success' | 'start' | 'fail' | 'log';
+import type { UrlAction } from '../domain/ping-url.js';
 
 /** What the HTTP layer learned from the request. */
 export interface PingFacts {
@@ -40,16 +39,13 @@ export class PingService {
     return this.store.getCheck(uuid) !== undefined;
   }
 
-  async record(uuid: string, suffix: PingSuffix, exitStatus: number | null, facts: PingFacts): Promise<'ok' | 'missing'> {
+  /** `exitStatus` is one the URL grammar accepted (parsePingPath refuses those above 255). */
+  async record(uuid: string, action: UrlAction, exitStatus: number | null, facts: PingFacts): Promise<'ok' | 'missing'> {
     const now = this.clock.now();
     return this.store.transactPing(() => {
       const check = this.store.getCheck(uuid);
       if (!check) return 'missing';
-      const classified = classifyPing({ action: suffix, exitStatus, method: facts.method, body: facts.body, check });
-      // The HTTP layer refuses exit statuses above 255 before it gets here;
-      // refusing again keeps this function safe for any other caller.
-      if (!classified.ok) throw new RangeError(`exit status ${exitStatus} is out of range`);
-      const kind = classified.kind;
+      const kind = classifyPing({ action, exitStatus, method: facts.method, body: facts.body, check });
       const n = check.nPings + 1;
       // Read lazily: the walk usually stops at the first earlier ping. A check
       // that never started a run has no start to find.

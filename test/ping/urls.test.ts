@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   api,
+  apiPost,
   createCheck,
   getCheck,
   listPings,
@@ -100,6 +101,20 @@ describe('UUID forms U1–U5', () => {
     }
     expect(await nPings(c.uuid)).toBe(0);
     expect(await listPings(env, c.uuid)).toEqual([]);
+  });
+
+  it('an exit status above 255 is refused whatever the check settings (methods=POST, paused with manual_resume)', async () => {
+    const post = await createCheck(env, { methods: 'POST' });
+    const paused = await createCheck(env, { manual_resume: true });
+    expect((await apiPost(env, `/checks/${paused.uuid}/pause`)).status).toBe(200);
+    for (const c of [post, paused]) {
+      for (const method of ['GET', 'POST']) {
+        const r = await send(env.url, `/ping/${c.uuid}/256`, { method });
+        expect(r.status, method).toBe(400);
+        expect(r.text, method).toBe('invalid url format');
+      }
+      expect(await nPings(c.uuid)).toBe(0);
+    }
   });
 
   it('the check lookup comes first: /256 and a bad rid on an unknown UUID are 404 `not found`', async () => {

@@ -1,18 +1,18 @@
 // ping-protocol.md §6 (what kind a ping is) and §7.1 (ping-list durations) as tables.
+// The URL forms (§1) are ping-url.test.ts's.
 import { describe, expect, it } from 'vitest';
 import {
   classifyByKeywords,
   classifyPing,
   KEYWORD_SCAN_BYTES,
   matchesKeywords,
-  parsePingSuffix,
   pingDuration,
   pingDurations,
   type ClassifyInput,
   type ClassifySettings,
   type DurationPing,
-  type PingSuffix,
 } from '../../daemon/domain/classify.js';
+import { parsePingPath } from '../../daemon/domain/ping-url.js';
 import type { PingKind } from '../../daemon/domain/types.js';
 
 const defaults: ClassifySettings = {
@@ -28,36 +28,18 @@ const defaults: ClassifySettings = {
 
 const text = (s: string) => new TextEncoder().encode(s);
 
+const UUID = '6bf5f1a0-8a3e-4d0b-9d5c-6f0d7d1c0a01';
+
+/** A ping to /ping/<uuid>[/<suffix>], its URL read by the one URL parser. */
 function ping(
   suffix: string | null,
   opts: { method?: string; body?: string | Uint8Array; check?: Partial<ClassifySettings> } = {},
 ): ClassifyInput {
-  const parsed = parsePingSuffix(suffix);
-  if (!parsed) throw new Error(`no route for ${suffix}`);
+  const parsed = parsePingPath(suffix === null ? [UUID] : [UUID, suffix]);
+  if (parsed?.by !== 'uuid' || parsed.refusal !== undefined) throw new Error(`no accepted UUID ping for ${suffix}`);
   const body = opts.body === undefined ? null : typeof opts.body === 'string' ? text(opts.body) : opts.body;
-  return { ...parsed, method: opts.method ?? 'GET', body, check: { ...defaults, ...opts.check } };
+  return { action: parsed.action, exitStatus: parsed.exitStatus, method: opts.method ?? 'GET', body, check: { ...defaults, ...opts.check } };
 }
-
-describe('URL suffixes, ping-protocol §1', () => {
-  const cases: [string | null, PingSuffix | null][] = [
-    [null, { action: 'success', exitStatus: null }],
-    ['', { action: 'success', exitStatus: null }],
-    ['start', { action: 'start', exitStatus: null }],
-    ['fail', { action: 'fail', exitStatus: null }],
-    ['log', { action: 'log', exitStatus: null }],
-    ['0', { action: 'success', exitStatus: 0 }],
-    ['007', { action: 'success', exitStatus: 7 }],
-    ['255', { action: 'success', exitStatus: 255 }],
-    ['256', { action: 'success', exitStatus: 256 }],
-    ['-1', null],
-    ['Start', null],
-    ['1.5', null],
-    ['start/', null],
-  ];
-  it.each(cases)('%j → %j', (suffix, want) => {
-    expect(parsePingSuffix(suffix)).toEqual(want);
-  });
-});
 
 describe('classifyPing: the table of ping-protocol §6', () => {
   const cases: { name: string; input: ClassifyInput; want: PingKind }[] = [
@@ -233,15 +215,7 @@ describe('classifyPing: the table of ping-protocol §6', () => {
     },
   ];
   it.each(cases)('$name', ({ input, want }) => {
-    expect(classifyPing(input)).toEqual({ ok: true, kind: want });
-  });
-
-  it('rejects an exit status above 255 (400 invalid url format), whatever the settings', () => {
-    const want = { ok: false, error: 'exit-status-out-of-range' };
-    expect(classifyPing(ping('256'))).toEqual(want);
-    expect(classifyPing(ping('99999'))).toEqual(want);
-    expect(classifyPing(ping('256', { check: { methods: 'POST' } }))).toEqual(want);
-    expect(classifyPing(ping('256', { check: { status: 'paused', manualResume: true } }))).toEqual(want);
+    expect(classifyPing(input)).toBe(want);
   });
 
   it('only scans the first 10 000 bytes of the body', () => {
@@ -249,8 +223,8 @@ describe('classifyPing: the table of ping-protocol §6', () => {
     const inside = 'x'.repeat(KEYWORD_SCAN_BYTES - 7) + 'SUCCESS';
     const outside = 'x'.repeat(KEYWORD_SCAN_BYTES - 6) + 'SUCCESS';
     expect(KEYWORD_SCAN_BYTES).toBe(10_000);
-    expect(classifyPing(ping(null, { method: 'POST', body: inside, check }))).toEqual({ ok: true, kind: 'success' });
-    expect(classifyPing(ping(null, { method: 'POST', body: outside, check }))).toEqual({ ok: true, kind: 'ign' });
+    expect(classifyPing(ping(null, { method: 'POST', body: inside, check }))).toBe('success');
+    expect(classifyPing(ping(null, { method: 'POST', body: outside, check }))).toBe('ign');
   });
 });
 
