@@ -89,7 +89,8 @@ export function registerReadRoutes(
           .listFlips(check.uuid)
           .filter((f) => inWindow(f.created, window))
           .map((f) => ({ timestamp: isoSeconds(f.created), up: f.newStatus === 'up' ? 1 : 0 }));
-        return reply.type('application/json').send(JSON.stringify(flips));
+        // v1 and v2 answer as the real service does, which clients of it read (spec/README.md).
+        return reply.type('application/json').send(JSON.stringify(version >= 3 ? flips : { flips }));
       },
     },
     { config, collection: true, access: { GET: 'read' }, paramsMatch: ({ code }) => isCheckCode(code!) },
