@@ -6,10 +6,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { join } from 'node:path';
-import { closeDb, currentRevision, DATA_FILE, openDb, type ApiKeyRecord, type Db } from './db.js';
+import { closeDb, DATA_FILE, openDb } from './db.js';
+import { upgradeSchema } from './migrations.js';
+import type { ApiKeyRecord, Db } from './schema.js';
 import { fsyncPath } from '../shared/fsync.js';
 import { checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
-import { appendEvent, type StoredEvent } from './events.js';
+import { appendEvent, currentRevision, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
 import { PendingPings, type PendingPing } from './pending.js';
 import { insertPing } from './ping-log.js';
@@ -66,8 +68,16 @@ export class Store {
     for (const e of readJournal(db)) this.pending.add(e.uuid, { rev: e.rev, ping: e.ping, check: e.check });
   }
 
+  /** Open the data dir `dir`, upgrading an older layout when opened for writing. */
   static open(dir: string, opts: { readOnly?: boolean } = {}): Store {
-    return new Store(openDb(dir, opts), dir, opts.readOnly ?? false);
+    const db = openDb(dir, opts);
+    try {
+      upgradeSchema(db, dir, opts);
+    } catch (err) {
+      void db.root.close();
+      throw err;
+    }
+    return new Store(db, dir, opts.readOnly ?? false);
   }
 
   async close(): Promise<void> {

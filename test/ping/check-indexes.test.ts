@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
-import { SCHEMA_VERSION } from '../../daemon/store/db.js';
+import { SCHEMA_VERSION } from '../../daemon/store/schema.js';
 import { Store } from '../../daemon/store/store.js';
 import { runCli, tempDir } from '../helpers/daemon.js';
 import { useCleanups } from '../helpers/store.js';
