@@ -12,7 +12,6 @@ import { registerPingRoutes } from './ping/routes.js';
 import { EventTail } from './store/event-tail.js';
 import { DeadlineMonitor } from './monitor/deadlines.js';
 import { Notifier } from './notify/notifier.js';
-import { pruneEvents } from './store/events.js';
 import { NOTIFY_DEFAULTS } from './config/notify.js';
 import { Store } from './store/store.js';
 import { JournalWriter } from './store/journal-writer.js';
@@ -141,7 +140,7 @@ function startEventPruning(store: Store, clock: Clock, logger: Logger, floor: ()
   const run = async () => {
     try {
       let removed = 0;
-      for (let n = -1; n !== 0; removed += n) n = await pruneEvents(store.db, clock.now(), floor());
+      for (let n = -1; n !== 0; removed += n) n = await store.pruneEvents(clock.now(), floor());
       if (removed > 0) logger.info({ removed }, 'event log pruned');
     } catch (err) {
       logger.error({ err }, 'pruning the event log failed');

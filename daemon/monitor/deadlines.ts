@@ -118,7 +118,7 @@ export class DeadlineMonitor {
             );
           } else {
             // Not down yet (in grace): only the internal deadline moves; no event needed.
-            this.store.db.checks.put(uuid, result.check);
+            this.store.putCheckStatusInTxn(result.check);
           }
           out.push([uuid, result.check.alertAfter]);
         }

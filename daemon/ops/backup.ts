@@ -85,7 +85,7 @@ export async function backupDataDir(
       throw new OpsError(`cannot create ${target}: ${(err as Error).message}`);
     }
     try {
-      await store.db.root.backup(target, opts.compact);
+      await store.backupTo(target, opts.compact);
     } catch (err) {
       // Leave nothing behind that could be taken for a backup.
       rmSync(join(target, DATA_FILE), { force: true });
@@ -108,7 +108,7 @@ export async function backupDataDir(
   let copySchema: unknown;
   try {
     const projects = copy.listProjects();
-    copySchema = copy.db.meta.get('schemaVersion');
+    copySchema = copy.schemaVersion();
     summary = {
       out: target,
       bytes: statSync(file).size,

@@ -4,7 +4,7 @@
 // commits are handed over in memory (Store.onCommitted) and delivered from
 // there: under load, reading back and decoding every ping's event (it holds the
 // whole check) cost the thread that answers pings several percent of its time.
-import { readEventsAfter, type StoredEvent } from './events.js';
+import type { StoredEvent } from './events.js';
 import type { Store } from './store.js';
 import type { Logger } from '../shared/log.js';
 
@@ -67,7 +67,7 @@ export class EventTail {
       let batch = this.takeCommitted(1000);
       try {
         // Read from the log only up to the next event held in memory.
-        if (batch.length === 0) batch = readEventsAfter(this.store.db, this.cursor, Math.max(1, Math.min(1000, this.nextCommitted() - this.cursor - 1)));
+        if (batch.length === 0) batch = this.store.eventsAfter(this.cursor, Math.max(1, Math.min(1000, this.nextCommitted() - this.cursor - 1)));
       } catch (err) {
         this.logger.error({ err }, 'reading the event log failed');
         return;

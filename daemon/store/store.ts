@@ -7,11 +7,12 @@ import { timingSafeEqual } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { join } from 'node:path';
 import { closeDb, DATA_FILE, openDb } from './db.js';
+import { registerEnvironment } from './environment.js';
 import { upgradeSchema } from './migrations.js';
 import type { ApiKeyRecord, Db } from './schema.js';
 import { fsyncPath } from '../shared/fsync.js';
 import { checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
-import { appendEvent, currentRevision, type StoredEvent } from './events.js';
+import { appendEvent, currentRevision, oldestRetainedRevision, pruneEvents, readEventsAfter, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
 import { PendingPings, type PendingPing } from './pending.js';
 import { insertPing } from './ping-log.js';
@@ -59,11 +60,13 @@ export class Store {
   onCommitted: CommittedEvents | null = null;
 
   private constructor(
-    readonly db: Db,
+    /** Only the store's own modules reach it (environment.ts). */
+    private readonly db: Db,
     /** The data dir, for messages about it (a full disk, a failed write). */
     readonly dataDir: string,
     private readonly readOnly: boolean,
   ) {
+    registerEnvironment(this, db);
     // Pings journaled by a process that stopped before applying them.
     for (const e of readJournal(db)) this.pending.add(e.uuid, { rev: e.rev, ping: e.ping, check: e.check });
   }
@@ -258,13 +261,26 @@ export class Store {
     return currentRevision(this.db);
   }
 
+  /** The layout version the data dir is at (schema.ts), undefined for one no checkd has written yet. */
+  schemaVersion(): number | undefined {
+    return this.db.meta.get('schemaVersion') as number | undefined;
+  }
+
+  /**
+   * Copy the environment into the directory `target` from one read snapshot
+   * (LMDB's mdb_env_copy2): every commit made before it, never a half-written
+   * one, without blocking writers. `compact` leaves free pages out.
+   */
+  async backupTo(target: string, compact: boolean): Promise<void> {
+    await this.db.root.backup(target, compact);
+  }
+
   /** A trivial read that proves the environment answers (status endpoint). */
   probe(): boolean {
     this.db.meta.get('schemaVersion');
     return true;
   }
 
-  /** The secret for badge signatures: made once, kept with the data. */
   /**
    * What names this event log, so that a revision means something only together
    * with it: made with the data dir, and new in every backup copy, whose history
@@ -288,16 +304,27 @@ export class Store {
     return id;
   }
 
+  /** The secret for badge signatures: made once, kept with the data. */
   async badgeSecret(): Promise<string> {
-    const existing = this.db.meta.get('badgeSecret') as string | undefined;
+    const existing = this.currentBadgeSecret();
     if (existing) return existing;
     return this.transact(() => {
-      const raced = this.db.meta.get('badgeSecret') as string | undefined;
+      const raced = this.currentBadgeSecret();
       if (raced) return raced;
       const secret = newSecret();
-      this.db.meta.put('badgeSecret', secret);
+      this.setBadgeSecretInTxn(secret);
       return secret;
     });
+  }
+
+  /** The badge secret, undefined if none was made yet. */
+  currentBadgeSecret(): string | undefined {
+    return this.db.meta.get('badgeSecret') as string | undefined;
+  }
+
+  /** Inside a write transaction: keep `secret` as the badge secret (made here, or imported). */
+  setBadgeSecretInTxn(secret: string): void {
+    this.db.meta.put('badgeSecret', secret);
   }
 
   // ---- projects and keys -------------------------------------------------
@@ -318,14 +345,32 @@ export class Store {
     const apiKey = newApiKey(false);
     const apiKeyReadonly = newApiKey(true);
     await this.transact(() => {
-      this.db.projects.put(project.id, project);
-      this.db.pingKeys.put(project.pingKey, project.id);
-      this.db.projectBadgeKeys.put(project.badgeKey, project.id);
       this.putKey(apiKey, { projectId: project.id, readOnly: false, createdAt: now });
       this.putKey(apiKeyReadonly, { projectId: project.id, readOnly: true, createdAt: now });
-      this.append({ at: now, type: 'project.changed', projectId: project.id, checkUuid: null });
+      this.insertProjectInTxn(project, now);
     });
     return { project, apiKey, apiKeyReadonly };
+  }
+
+  /** Inside a write transaction: store a project with its ping and badge keys. */
+  insertProjectInTxn(project: ProjectRecord, now: number): number {
+    this.db.projects.put(project.id, project);
+    this.db.pingKeys.put(project.pingKey, project.id);
+    this.db.projectBadgeKeys.put(project.badgeKey, project.id);
+    return this.append({ at: now, type: 'project.changed', projectId: project.id, checkUuid: null });
+  }
+
+  /** Inside a write transaction: remove a project and all it owns (checks, channels, keys). */
+  deleteProjectInTxn(projectId: string, now: number): void {
+    const project = this.db.projects.get(projectId);
+    if (!project) return;
+    for (const check of this.listChecks(projectId)) this.deleteCheckInTxn(check, now);
+    for (const channel of this.listChannels(projectId)) this.db.channels.remove(channel.id);
+    for (const { key, value } of this.db.apiKeys.getRange()) if (value.projectId === projectId) this.db.apiKeys.remove(key);
+    this.db.pingKeys.remove(project.pingKey);
+    this.db.projectBadgeKeys.remove(project.badgeKey);
+    this.db.projects.remove(projectId);
+    this.append({ at: now, type: 'project.changed', projectId, checkUuid: null });
   }
 
   getProject(id: string): ProjectRecord | undefined {
@@ -363,9 +408,24 @@ export class Store {
     });
   }
 
-  /** Store a key given in clear (for imports of legacy keys). */
+  /** Store a key given in clear. */
   private putKey(key: string, rec: ApiKeyRecord): void {
-    this.db.apiKeys.put(hashApiKey(key), rec);
+    this.insertApiKeyInTxn(hashApiKey(key), rec);
+  }
+
+  /** Inside a write transaction: store a key by its SHA-256 digest (an imported key). */
+  insertApiKeyInTxn(digest: string, rec: ApiKeyRecord): void {
+    this.db.apiKeys.put(digest, rec);
+  }
+
+  /** The key with this SHA-256 digest. */
+  apiKeyByDigest(digest: string): ApiKeyRecord | undefined {
+    return this.db.apiKeys.get(digest);
+  }
+
+  /** Every API key, as its digest and record, in digest order. */
+  listApiKeys(): Array<{ digest: string; rec: ApiKeyRecord }> {
+    return [...this.db.apiKeys.getRange()].map(({ key, value }) => ({ digest: key, rec: value }));
   }
 
   /**
@@ -394,10 +454,15 @@ export class Store {
       // channels made in the same millisecond (or under a stopped clock) keep creation order.
       const last = this.listChannels(input.projectId).at(-1);
       if (last && last.createdAt >= channel.createdAt) channel.createdAt = last.createdAt + 1;
-      this.db.channels.put(channel.id, channel);
-      this.append({ at: now, type: 'channel.changed', projectId: input.projectId, checkUuid: null });
+      this.insertChannelInTxn(channel, now);
     });
     return channel;
+  }
+
+  /** Inside a write transaction: store a channel as it is. */
+  insertChannelInTxn(channel: ChannelRecord, now: number): number {
+    this.db.channels.put(channel.id, channel);
+    return this.append({ at: now, type: 'channel.changed', projectId: channel.projectId, checkUuid: null });
   }
 
   listChannels(projectId: string): ChannelRecord[] {
@@ -573,13 +638,27 @@ export class Store {
     type: 'check.updated' | 'check.paused' | 'check.resumed' | 'status.changed',
     flip: FlipRecord | null = null,
   ): number {
-    const before = this.db.checks.get(check.uuid);
-    if (before) reindexCheck(this.db, before, check);
     if (type === 'check.updated') noteCheckEdit(this.db, check.projectId);
-    this.db.checks.put(check.uuid, check);
+    this.replaceCheck(check);
     let rev = this.append({ at: now, type, projectId: check.projectId, checkUuid: check.uuid, check });
     if (flip) rev = this.insertFlipInTxn(check, flip, now);
     return rev;
+  }
+
+  /**
+   * Store a check whose status alone changed (a ping that flips it, a deadline
+   * that moves inside its grace), with no event of its own: its project's edit
+   * counter does not move (check-indexes.ts `noteCheckEdit`).
+   */
+  putCheckStatusInTxn(check: CheckRecord): void {
+    this.replaceCheck(check);
+  }
+
+  /** Write a changed check's record, its indexes following it. */
+  private replaceCheck(check: CheckRecord): void {
+    const before = this.db.checks.get(check.uuid);
+    if (before) reindexCheck(this.db, before, check);
+    this.db.checks.put(check.uuid, check);
   }
 
   insertFlipInTxn(check: CheckRecord, flip: FlipRecord, now: number): number {
@@ -623,6 +702,26 @@ export class Store {
 
   appendEventInTxn(event: Omit<StoredEvent, 'rev'>): number {
     return this.append(event);
+  }
+
+  // ---- the event log ------------------------------------------------------
+
+  /** Events with revision > `after`, oldest first, at most `limit`. */
+  eventsAfter(after: number, limit = 1000): StoredEvent[] {
+    return readEventsAfter(this.db, after, limit);
+  }
+
+  /** Oldest revision still in the log, or null when the log is empty. */
+  oldestRetainedRevision(): number | null {
+    return oldestRetainedRevision(this.db);
+  }
+
+  /**
+   * Drop events beyond the retention bounds (events.ts EVENT_RETENTION), never
+   * past `keepAfter`. Returns how many were removed; call until 0 for a backlog.
+   */
+  pruneEvents(now: number, keepAfter = Infinity): Promise<number> {
+    return pruneEvents(this.db, now, keepAfter);
   }
 
   // ---- pings and flips ----------------------------------------------------
