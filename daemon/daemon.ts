@@ -47,8 +47,7 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   // Pings journaled before a crash go into the B-trees before anything reads them.
   await store.applyJournal();
   const events = new EventTail(store, logger);
-  const onWrite = () => events.nudge();
-  const monitor = new DeadlineMonitor(store, clock, logger.child({ component: 'monitor' }), onWrite);
+  const monitor = new DeadlineMonitor(store, clock, logger.child({ component: 'monitor' }));
   events.subscribe(monitor.onEvents);
   const notifier = new Notifier(store, clock, logger.child({ component: 'notifier' }), config.notify ?? NOTIFY_DEFAULTS, config.baseUrl);
   // The cursor exists before the monitor's catch-up can flip anything.
@@ -70,12 +69,11 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
       pingBodyLimit: config.pingBodyLimit,
       badgeLabel: config.badgeLabel,
       logger,
-      onWrite,
     },
     { trustProxy: config.trustProxy },
   );
   metrics.register(http);
-  registerPingRoutes(http, { pings, pingBodyLimit: config.pingBodyLimit, trustProxy: config.trustProxy, onWrite });
+  registerPingRoutes(http, { pings, pingBodyLimit: config.pingBodyLimit, trustProxy: config.trustProxy });
   // Catch up with deadlines that passed while stopped before accepting pings,
   // so catch-up flips precede new pings.
   await monitor.start();
@@ -98,7 +96,7 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   logGrpcThrough(logger.child({ component: 'grpc' }));
   try {
     grpc = await startGrpcServer(config.grpcListen, (server, health) =>
-      addCheckdService(server, health, { store, checks, clock, logger: logger.child({ component: 'grpc' }), hub, onWrite }),
+      addCheckdService(server, health, { store, checks, clock, logger: logger.child({ component: 'grpc' }), hub }),
     );
   } catch (err) {
     events.stop();

@@ -21,7 +21,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
   const { store, checks, clock, version, baseUrl } = ctx;
   const represent = (check: CheckRecord, readOnly: boolean, withSubject: boolean) =>
     checkToJson(check, { now: clock.now(), version, readOnly, baseUrl, withSubject });
-  const written = () => ctx.onWrite?.();
 
   /** Resolves a UUID path segment to a check of the caller's project, or answers 404/403. */
   const ownCheck = (uuid: string, auth: AuthResult, reply: FastifyReply): CheckRecord | null => {
@@ -90,7 +89,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
           case 'invalid':
             return reply.code(400).send({ error: result.error });
           default:
-            written();
             return reply.code(result.kind === 'created' ? 201 : 200).send(represent(result.check, false, true));
         }
       },
@@ -126,7 +124,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
         const result = await checks.update(code, valid.input, version);
         if (result.kind === 'missing') return reply.code(404).type('text/plain').send('');
         if (result.kind === 'invalid') return reply.code(400).send({ error: result.error });
-        written();
         return reply.send(represent(result.check, false, true));
       },
       DELETE: async (req, reply) => {
@@ -136,7 +133,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
         if (!ownCheck(code, auth, reply)) return reply;
         const deleted = await checks.delete(code);
         if (!deleted) return reply.code(404).type('text/plain').send('');
-        written();
         return reply.send(represent(deleted, false, true));
       },
     },
@@ -158,7 +154,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
           const result = action === 'pause' ? await checks.pause(code) : await checks.resume(code);
           if (result.kind === 'missing') return reply.code(404).type('text/plain').send('');
           if (result.kind === 'not-paused') return reply.code(409).type('text/plain').send('check is not paused');
-          written();
           return reply.send(represent(result.check, false, true));
         },
       },

@@ -26,7 +26,6 @@ export class DeadlineMonitor {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly onWrite: () => void = () => {},
   ) {}
 
   /**
@@ -125,7 +124,6 @@ export class DeadlineMonitor {
         return out;
       });
       for (const [uuid, at] of rearm) this.heap.set(uuid, at);
-      this.onWrite();
       if (this.stopped) return;
     }
   }

@@ -22,7 +22,6 @@ export interface PingRoutesOptions {
   pings: PingService;
   pingBodyLimit: number;
   trustProxy: boolean;
-  onWrite?: () => void;
 }
 
 type Suffix = { kind: PingSuffix; exitStatus: number | null } | 'bad-exit' | null;
@@ -140,7 +139,6 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     if (body === null) return neverCache(reply).code(413).send('request body too large');
     const result = await opts.pings.record(uuid, suffix.kind, suffix.exitStatus, facts(req, body, rid));
     if (result === 'missing') return neverCache(reply).code(404).send('not found');
-    opts.onWrite?.();
     return accepted(reply);
   };
 
@@ -154,7 +152,6 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     const found = await opts.pings.resolveSlug(pingKey, slug, create);
     if (found.kind === 'missing') return neverCache(reply).code(404).send('not found');
     if (found.kind === 'ambiguous') return neverCache(reply).code(409).send('ambiguous slug');
-    if (found.kind === 'created') opts.onWrite?.();
     // The reference keeps an auto-provisioned check even when the ping itself is refused.
     if (suffix === 'bad-exit') return neverCache(reply).code(400).send('invalid url format');
     const rid = ridOf(req);
@@ -163,7 +160,6 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     if (body === null) return neverCache(reply).code(413).send('request body too large');
     const result = await opts.pings.record(found.uuid, suffix.kind, suffix.exitStatus, facts(req, body, rid));
     if (result === 'missing') return neverCache(reply).code(404).send('not found');
-    opts.onWrite?.();
     return accepted(reply, found.kind === 'created');
   };
 

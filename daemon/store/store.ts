@@ -1,8 +1,10 @@
 // The persistence facade: typed reads and the write transactions of checkd.
 // Every write goes through `transact` (or `transactPing` for a ping), which
 // appends to the event log in the same LMDB transaction and resolves only
-// once the commit is flushed to disk. Reads include journaled pings that are
-// not yet in the B-trees (journal.ts), so callers never see the difference.
+// once the commit is flushed to disk; the events it appended then go to the
+// commit listener (the event tail), so no write can leave them unannounced.
+// Reads include journaled pings that are not yet in the B-trees (journal.ts),
+// so callers never see the difference.
 import { timingSafeEqual } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { join } from 'node:path';
@@ -42,8 +44,16 @@ export interface AuthResult {
  */
 const CHECK_CHUNK = 2000;
 
-/** Told of the events a transaction of this process appended, once it is committed. */
-export type CommittedEvents = (events: StoredEvent[]) => void;
+/** Told of the transactions of this process that appended events (the event tail). */
+export interface CommitListener {
+  /**
+   * The events one appended, as soon as it committed: handed over in memory so
+   * that they need not be read back and decoded. Not durable yet.
+   */
+  committed(events: StoredEvent[]): void;
+  /** That transaction is durable now: its events may be delivered. */
+  durable(): void;
+}
 
 export class Store {
   private readonly pending = new PendingPings();
@@ -52,12 +62,8 @@ export class Store {
   private appended: StoredEvent[] | null = null;
   /** Inside transactPing: the pending entries its callback added, taken back if the commit fails. */
   private journaledInTxn: Array<[string, PendingPing]> | null = null;
-  /**
-   * Set by the daemon's event tail, so that it need not read back and decode
-   * the events this process has just written. Only committed transactions are
-   * told; any event it was not told of is still read from the log.
-   */
-  onCommitted: CommittedEvents | null = null;
+  /** Only committed transactions are told; any event it was not told of is still read from the log. */
+  private commitListener: CommitListener | null = null;
 
   private constructor(
     /** Only the store's own modules reach it (environment.ts). */
@@ -113,6 +119,7 @@ export class Store {
     this.pending.forgetUpTo(current);
     this.committed(appended);
     await this.flushedDurably();
+    this.durable(appended);
     return result;
   }
 
@@ -187,6 +194,7 @@ export class Store {
     }
     this.committed(appended);
     await this.flushedDurably();
+    this.durable(appended);
     return result;
   }
 
@@ -202,11 +210,23 @@ export class Store {
     };
   }
 
-  private committed(appended: StoredEvent[]): void {
-    if (appended.length > 0) this.onCommitted?.(appended);
+  /** Set the one commit listener; returns what takes it off again. */
+  listenToCommits(listener: CommitListener): () => void {
+    this.commitListener = listener;
+    return () => {
+      if (this.commitListener === listener) this.commitListener = null;
+    };
   }
 
-  /** Inside a write transaction: append an event (events.ts), collected for onCommitted. */
+  private committed(appended: StoredEvent[]): void {
+    if (appended.length > 0) this.commitListener?.committed(appended);
+  }
+
+  private durable(appended: StoredEvent[]): void {
+    if (appended.length > 0) this.commitListener?.durable();
+  }
+
+  /** Inside a write transaction: append an event (events.ts), collected for the commit listener. */
   private append(event: Omit<StoredEvent, 'rev'>): number {
     return appendEvent(this.db, event, this.appended ?? undefined);
   }

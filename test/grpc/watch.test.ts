@@ -156,7 +156,6 @@ describe('live events', () => {
     // Overdue: the monitor marks it down (status change with a timeout flip).
     clock.advance(3600_000 + 600_000 + 5000);
     await d.daemon.monitor.poke();
-    d.daemon.events.nudge();
     await w.untilChanges(9);
 
     // Pause over gRPC, resume over HTTP, rename, delete.

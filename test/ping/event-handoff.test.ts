@@ -1,9 +1,10 @@
 // The event tail takes the events this process commits from memory
-// (Store.onCommitted) instead of reading them back, and still reads from the
-// log whatever it was not handed: events of another writer in between, in
-// revision order. Also the ping path's duration shortcut: a check that never
-// started a run skips the look back, and one stored before the shortcut
-// existed still has its runs timed.
+// (Store.listenToCommits) instead of reading them back, is woken by the store
+// once they are durable, and still reads from the log whatever it was not
+// handed: events of another writer in between, in revision order. Also the
+// ping path's duration shortcut: a check that never started a run skips the
+// look back, and one stored before the shortcut existed still has its runs
+// timed.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../daemon/shared/clock.js';
@@ -77,6 +78,15 @@ describe('the event tail and this process’s commits', () => {
     tail.drain();
     expect(seen.map((e) => e.rev)).toEqual(store.eventsAfter(0, 100).slice(-seen.length).map((e) => e.rev));
     expect(new Set(seen.map((e) => e.rev)).size).toBe(seen.length);
+  });
+
+  it('a durable commit of this process wakes it: no drain call or poll needed', async () => {
+    const { store, uuid, pings } = await setup();
+    const { tail, seen } = tailOf(store); // never started: no poll
+    expect(await pings.record(uuid, 'start', null, facts)).toBe('ok');
+    await new Promise((r) => setImmediate(r));
+    expect(seen.map((e) => e.type)).toEqual(['ping.received']);
+    expect(tail.revision).toBe(store.revision());
   });
 
   it('a stopped tail keeps nothing it is handed', async () => {

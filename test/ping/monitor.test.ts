@@ -41,7 +41,6 @@ describe('while running (real clock)', () => {
         const c = store.getCheck(uuid)!;
         store.saveCheckInTxn({ ...c, lastPing: deadline - 120 * SEC, alertAfter: deadline }, Date.now(), 'check.updated');
       });
-      d.daemon.events.nudge();
       const flip = await waitFor(() => store.listFlips(uuid).find((f) => f.newStatus === 'down'), 5000, 'the down flip');
       expect(flip).toMatchObject({ created: deadline, oldStatus: 'up', newStatus: 'down', reason: 'timeout', processed: false });
       // Stored within a second of the deadline: the evaluation instant is the event's time.
