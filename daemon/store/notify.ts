@@ -7,9 +7,8 @@
 import type { Database } from 'lmdb';
 import type { Store } from './store.js';
 import { environmentOf } from './environment.js';
-import type { CheckRecord, FlipRecord } from '../domain/types.js';
+import type { CheckRecord, FlipRecord, LastPingInfo } from '../domain/types.js';
 import type { StoredEvent } from './events.js';
-import type { LastPingInfo } from '../notify/message.js';
 
 export interface DeliveryJob {
   channelId: string;
