@@ -12,7 +12,6 @@ import { registerPingRoutes } from './ping/routes.js';
 import { EventTail } from './store/event-tail.js';
 import { DeadlineMonitor } from './monitor/deadlines.js';
 import { Notifier } from './notify/notifier.js';
-import { pruneEvents } from './store/events.js';
 import { NOTIFY_DEFAULTS } from './config/notify.js';
 import { Store } from './store/store.js';
 import { JournalWriter } from './store/journal-writer.js';
@@ -48,8 +47,7 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   // Pings journaled before a crash go into the B-trees before anything reads them.
   await store.applyJournal();
   const events = new EventTail(store, logger);
-  const onWrite = () => events.nudge();
-  const monitor = new DeadlineMonitor(store, clock, logger.child({ component: 'monitor' }), onWrite);
+  const monitor = new DeadlineMonitor(store, clock, logger.child({ component: 'monitor' }));
   events.subscribe(monitor.onEvents);
   const notifier = new Notifier(store, clock, logger.child({ component: 'notifier' }), config.notify ?? NOTIFY_DEFAULTS, config.baseUrl);
   // The cursor exists before the monitor's catch-up can flip anything.
@@ -71,12 +69,11 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
       pingBodyLimit: config.pingBodyLimit,
       badgeLabel: config.badgeLabel,
       logger,
-      onWrite,
     },
     { trustProxy: config.trustProxy },
   );
   metrics.register(http);
-  registerPingRoutes(http, { pings, pingBodyLimit: config.pingBodyLimit, trustProxy: config.trustProxy, onWrite });
+  registerPingRoutes(http, { pings, pingBodyLimit: config.pingBodyLimit, trustProxy: config.trustProxy });
   // Catch up with deadlines that passed while stopped before accepting pings,
   // so catch-up flips precede new pings.
   await monitor.start();
@@ -99,7 +96,7 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   logGrpcThrough(logger.child({ component: 'grpc' }));
   try {
     grpc = await startGrpcServer(config.grpcListen, (server, health) =>
-      addCheckdService(server, health, { store, checks, clock, logger: logger.child({ component: 'grpc' }), hub, onWrite }),
+      addCheckdService(server, health, { store, checks, clock, logger: logger.child({ component: 'grpc' }), hub }),
     );
   } catch (err) {
     events.stop();
@@ -141,7 +138,7 @@ function startEventPruning(store: Store, clock: Clock, logger: Logger, floor: ()
   const run = async () => {
     try {
       let removed = 0;
-      for (let n = -1; n !== 0; removed += n) n = await pruneEvents(store.db, clock.now(), floor());
+      for (let n = -1; n !== 0; removed += n) n = await store.pruneEvents(clock.now(), floor());
       if (removed > 0) logger.info({ removed }, 'event log pruned');
     } catch (err) {
       logger.error({ err }, 'pruning the event log failed');

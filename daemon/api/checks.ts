@@ -20,7 +20,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
   const { store, checks, clock, version, baseUrl } = ctx;
   const represent = (check: CheckRecord, readOnly: boolean, withSubject: boolean) =>
     checkToJson(check, { now: clock.now(), version, readOnly, baseUrl, withSubject });
-  const written = () => ctx.onWrite?.();
 
   /** The POST body (parsed by the body hook) as check fields, or the 400 naming what is wrong. */
   const checkInput = (req: FastifyRequest): CheckInput => {
@@ -75,7 +74,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
           case 'invalid':
             throw HttpError.json(400, result.error);
           default:
-            written();
             return reply.code(result.kind === 'created' ? 201 : 200).send(represent(result.check, false, true));
         }
       },
@@ -98,7 +96,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
         const result = await checks.update(code, checkInput(req), version);
         if (result.kind === 'missing') throw HttpError.empty(404);
         if (result.kind === 'invalid') throw HttpError.json(400, result.error);
-        written();
         return reply.send(represent(result.check, false, true));
       },
       DELETE: async (req, reply) => {
@@ -106,7 +103,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
         ownCheck(store, code, req.project);
         const deleted = await checks.delete(code);
         if (!deleted) throw HttpError.empty(404);
-        written();
         return reply.send(represent(deleted, false, true));
       },
     },
@@ -130,7 +126,6 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
           const result = action === 'pause' ? await checks.pause(code) : await checks.resume(code);
           if (result.kind === 'missing') throw HttpError.empty(404);
           if (result.kind === 'not-paused') throw new HttpError(409, 'check is not paused');
-          written();
           return reply.send(represent(result.check, false, true));
         },
       },

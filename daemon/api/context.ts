@@ -16,8 +16,6 @@ export interface HttpContext {
   /** The label of the project-wide (`*`) status badge. */
   badgeLabel: string;
   logger: Logger;
-  /** Called after every committed write so the daemon's event consumers wake at once. */
-  onWrite?: () => void;
 }
 
 export interface VersionedContext extends HttpContext {

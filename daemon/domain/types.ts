@@ -80,6 +80,17 @@ export interface PingRecord {
   body: Uint8Array | null;
 }
 
+/** The last ping at or before a flip, as its notification tells of it (notifications.md §1). */
+export interface LastPingInfo {
+  n: number;
+  kind: PingKind;
+  date: number;
+  remoteAddr: string | null;
+  exitStatus: number | null;
+  /** The whole stored body, decoded as UTF-8 (with replacement): $BODY. */
+  body: string;
+}
+
 export interface FlipRecord {
   /** Epoch ms: the ping time, request time, or the exact deadline for timeouts. */
   created: number;

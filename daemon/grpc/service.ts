@@ -32,7 +32,6 @@ export interface GrpcDeps {
   clock: Clock;
   logger: Logger;
   hub: WatchHub;
-  onWrite?: () => void;
 }
 
 function authenticate(store: Store, metadata: grpc.Metadata, access: 'read' | 'write'): AuthResult {
@@ -155,7 +154,6 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
       const check = findCheck(store, auth, req.id);
       const result = await checks.pause(check.uuid);
       if (result.kind === 'missing') throw new RpcError(grpc.status.NOT_FOUND, `no check ${req.id}`);
-      deps.onWrite?.();
       return checkMsg(result.check, clock.now(), false);
     }),
     ResumeCheck: unary(logger, async (req: { id: string }, md) => {
@@ -164,7 +162,6 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
       const result = await checks.resume(check.uuid);
       if (result.kind === 'missing') throw new RpcError(grpc.status.NOT_FOUND, `no check ${req.id}`);
       if (result.kind === 'not-paused') throw new RpcError(grpc.status.FAILED_PRECONDITION, 'check is not paused');
-      deps.onWrite?.();
       return checkMsg(result.check, clock.now(), false);
     }),
     ListChannels: unary(logger, (_req: object, md) => {

@@ -10,7 +10,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { eventMsg, heartbeatMsg, snapshotMsg, type WatchEventMsg } from './messages.js';
 import { encodeWatchEvent } from './proto.js';
-import { oldestRetainedRevision, readEventsAfter, type StoredEvent } from '../store/events.js';
+import type { StoredEvent } from '../store/events.js';
 import type { Store, AuthResult } from '../store/store.js';
 import type { CheckRecord } from '../domain/types.js';
 import type { Clock } from '../shared/clock.js';
@@ -209,7 +209,7 @@ export class WatchHub implements EventSource {
 
   /** Events with revision > `after`, from the shared window when it has them, else from the log. */
   read(after: number, limit: number): StoredEvent[] {
-    if (!this.recent.has(after + 1)) return readEventsAfter(this.store.db, after, limit);
+    if (!this.recent.has(after + 1)) return this.store.eventsAfter(after, limit);
     const out: StoredEvent[] = [];
     for (let rev = after + 1; out.length < limit; rev++) {
       const r = this.recent.get(rev);
@@ -250,7 +250,7 @@ export class WatchHub implements EventSource {
         stream.fail(grpc.status.INVALID_ARGUMENT, `revision ${since} is in the future (latest ${latest})`);
         return;
       }
-      const oldest = oldestRetainedRevision(this.store.db);
+      const oldest = this.store.oldestRetainedRevision();
       if (since < latest && (oldest === null || since + 1 < oldest)) {
         stream.fail(grpc.status.OUT_OF_RANGE, `revision ${since} is no longer retained; take a new snapshot`);
         return;

@@ -26,7 +26,6 @@ export class DeadlineMonitor {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly onWrite: () => void = () => {},
   ) {}
 
   /**
@@ -118,14 +117,13 @@ export class DeadlineMonitor {
             );
           } else {
             // Not down yet (in grace): only the internal deadline moves; no event needed.
-            this.store.db.checks.put(uuid, result.check);
+            this.store.putCheckStatusInTxn(result.check);
           }
           out.push([uuid, result.check.alertAfter]);
         }
         return out;
       });
       for (const [uuid, at] of rearm) this.heap.set(uuid, at);
-      this.onWrite();
       if (this.stopped) return;
     }
   }

@@ -5,19 +5,8 @@
 import { isoSeconds } from '../domain/format.js';
 import { tagList } from '../domain/ids.js';
 import { jsonEscape, substituteShell, urlEncode } from '../domain/templates.js';
-import type { CheckRecord, FlipRecord, PingKind } from '../domain/types.js';
+import type { CheckRecord, FlipRecord, LastPingInfo } from '../domain/types.js';
 import type { NotifyEventName } from '../domain/channel-values.js';
-
-/** The last ping at or before the flip (notifications.md §1). */
-export interface LastPingInfo {
-  n: number;
-  kind: PingKind;
-  date: number;
-  remoteAddr: string | null;
-  exitStatus: number | null;
-  /** The whole stored body, decoded as UTF-8 (with replacement): $BODY. */
-  body: string;
-}
 
 /** Characters of the last ping body an e-mail carries (spec §6); $BODY is whole. */
 export const EMAIL_BODY_KEEP = 10_000;

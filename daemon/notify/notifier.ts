@@ -9,12 +9,12 @@ import { notifyEvent } from '../domain/status.js';
 import { isNoop, parseChannelValue } from '../domain/channel-values.js';
 import { checkToJson } from '../domain/representation.js';
 import { newCheck } from '../domain/check-input.js';
-import { readEventsAfter, oldestRetainedRevision, type StoredEvent } from '../store/events.js';
+import type { StoredEvent } from '../store/events.js';
 import { NotifyStore, type DeliveryJob } from '../store/notify.js';
-import { decodeBody, type LastPingInfo, type Notification } from './message.js';
+import { decodeBody, type Notification } from './message.js';
 import { deliver, type DeliveryResult } from './transports.js';
 import type { Store } from '../store/store.js';
-import type { ChannelRecord, CheckRecord } from '../domain/types.js';
+import type { ChannelRecord, CheckRecord, LastPingInfo } from '../domain/types.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { NotifyConfig } from '../config/notify.js';
@@ -190,13 +190,13 @@ export class Notifier {
   }
 
   private async scan(): Promise<void> {
-    const oldest = oldestRetainedRevision(this.store.db);
+    const oldest = this.store.oldestRetainedRevision();
     if (oldest !== null && oldest > this.memCursor + 1 && !this.warnedGap) {
       this.warnedGap = true;
       this.logger.warn({ cursor: this.memCursor, oldest }, 'notifier: events were pruned before they were read; flips in between are not notified');
     }
     while (!this.stopped) {
-      const batch = readEventsAfter(this.store.db, this.memCursor, SCAN_BATCH);
+      const batch = this.store.eventsAfter(this.memCursor, SCAN_BATCH);
       if (batch.length === 0) return;
       if (batch.some(isNotifiable)) {
         const made = await this.ns.advance(batch, (ev) => this.select(ev));

@@ -9,7 +9,8 @@ import { fsyncPath } from '../shared/fsync.js';
 import { makeDirectory } from '../shared/make-dir.js';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { Store } from '../store/store.js';
-import { DATA_FILE, inspectDataDir, SCHEMA_VERSION } from '../store/db.js';
+import { DATA_FILE, inspectDataDir } from '../store/db.js';
+import { SCHEMA_VERSION } from '../store/schema.js';
 import { describeWriteFailure } from '../store/write-failure.js';
 import { UsageError, type Output } from '../cli/admin.js';
 import { OpsError } from './errors.js';
@@ -84,7 +85,7 @@ export async function backupDataDir(
       throw new OpsError(`cannot create ${target}: ${(err as Error).message}`);
     }
     try {
-      await store.db.root.backup(target, opts.compact);
+      await store.backupTo(target, opts.compact);
     } catch (err) {
       // Leave nothing behind that could be taken for a backup.
       rmSync(join(target, DATA_FILE), { force: true });
@@ -107,7 +108,7 @@ export async function backupDataDir(
   let copySchema: unknown;
   try {
     const projects = copy.listProjects();
-    copySchema = copy.db.meta.get('schemaVersion');
+    copySchema = copy.schemaVersion();
     summary = {
       out: target,
       bytes: statSync(file).size,

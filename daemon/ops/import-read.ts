@@ -4,7 +4,7 @@
 // header, projects, keys, channels) is small and validated at the end, when
 // the project a check belongs to is fully known.
 import { createReadStream, openSync } from 'node:fs';
-import type { ApiKeyRecord } from '../store/db.js';
+import type { ApiKeyRecord } from '../store/schema.js';
 import { UsageError } from '../cli/admin.js';
 import { validateChannel } from '../domain/channel-kinds.js';
 import { detectScheduleKind, isValidSchedule } from '../domain/schedule/index.js';

@@ -79,16 +79,16 @@ function* exportedChecks(store: Store, projectId: string): Iterable<Json> {
  */
 export function writeExport(store: Store, write: (text: string) => void, now: number = systemClock.now()): { projects: number; checks: number } {
   const keysByProject = new Map<string, ExportedApiKey[]>();
-  for (const { key, value } of store.db.apiKeys.getRange()) {
-    const list = keysByProject.get(value.projectId) ?? [];
-    list.push({ sha256: key, read_only: value.readOnly, created_at: value.createdAt });
-    keysByProject.set(value.projectId, list);
+  for (const { digest, rec } of store.listApiKeys()) {
+    const list = keysByProject.get(rec.projectId) ?? [];
+    list.push({ sha256: digest, read_only: rec.readOnly, created_at: rec.createdAt });
+    keysByProject.set(rec.projectId, list);
   }
   const header: Omit<ExportDoc, 'projects'> = {
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
     exported_at: new Date(now).toISOString(),
-    badge_secret: (store.db.meta.get('badgeSecret') as string | undefined) ?? null,
+    badge_secret: store.currentBadgeSecret() ?? null,
   };
   write('{\n');
   for (const [key, value] of Object.entries(header)) write(`  ${JSON.stringify(key)}: ${jsonAt(value as Json, 1)},\n`);
@@ -213,46 +213,30 @@ export interface ImportSummary {
  * a project being replaced. Read before the first write.
  */
 function findConflicts(store: Store, parsed: ParsedExport, replace: boolean): { conflicts: string[]; replaced: Set<string> } {
-  const db = store.db;
   const replaced = new Set<string>();
   const conflicts: string[] = [];
   for (const { project } of parsed.projects) {
-    const existing = db.projects.get(project.id);
+    const existing = store.getProject(project.id);
     if (!existing) continue;
     if (replace) replaced.add(project.id);
     else conflicts.push(`project ${project.id} ("${existing.name}") already exists (--replace replaces it)`);
   }
   // Ids of a project that is refused above need no line of their own.
-  const refused = new Set(parsed.projects.map((p) => p.project.id).filter((id) => db.projects.get(id) && !replaced.has(id)));
+  const refused = new Set(parsed.projects.map((p) => p.project.id).filter((id) => store.getProject(id) && !replaced.has(id)));
   const takenBy = (owner: string | undefined, what: string) => {
     if (owner !== undefined && !replaced.has(owner) && !refused.has(owner)) conflicts.push(`${what} is already used by project ${owner}`);
   };
   for (const { project, apiKeys, channels, checks } of parsed.projects) {
-    takenBy(db.pingKeys.get(project.pingKey), `ping key of project ${project.id}`);
-    takenBy(db.projectBadgeKeys.get(project.badgeKey), `badge key of project ${project.id}`);
-    for (const k of apiKeys) takenBy(db.apiKeys.get(k.digest)?.projectId, `API key ${k.digest.slice(0, 12)}... of project ${project.id}`);
-    for (const c of channels) takenBy(db.channels.get(c.id)?.projectId, `channel ${c.id}`);
+    takenBy(store.projectByPingKey(project.pingKey)?.id, `ping key of project ${project.id}`);
+    takenBy(store.projectByBadgeKey(project.badgeKey)?.id, `badge key of project ${project.id}`);
+    for (const k of apiKeys) takenBy(store.apiKeyByDigest(k.digest)?.projectId, `API key ${k.digest.slice(0, 12)}... of project ${project.id}`);
+    for (const c of channels) takenBy(store.getChannel(c.id)?.projectId, `channel ${c.id}`);
     for (const c of checks) {
-      takenBy(db.checks.get(c.uuid)?.projectId, `check ${c.uuid}`);
-      const byBadge = db.checkBadgeKeys.get(c.badgeKey);
-      takenBy(byBadge === undefined ? undefined : db.checks.get(byBadge)?.projectId, `badge key of check ${c.uuid}`);
+      takenBy(store.getCheck(c.uuid)?.projectId, `check ${c.uuid}`);
+      takenBy(store.checkByBadgeKey(c.badgeKey)?.projectId, `badge key of check ${c.uuid}`);
     }
   }
   return { conflicts, replaced };
-}
-
-/** Remove a project and all it owns. Inside a transaction. */
-function deleteProjectInTxn(store: Store, projectId: string, now: number): void {
-  const db = store.db;
-  const project = db.projects.get(projectId);
-  if (!project) return;
-  for (const check of store.listChecks(projectId)) store.deleteCheckInTxn(check, now);
-  for (const channel of store.listChannels(projectId)) db.channels.remove(channel.id);
-  for (const { key, value } of db.apiKeys.getRange()) if (value.projectId === projectId) db.apiKeys.remove(key);
-  db.pingKeys.remove(project.pingKey);
-  db.projectBadgeKeys.remove(project.badgeKey);
-  db.projects.remove(projectId);
-  store.appendEventInTxn({ at: now, type: 'project.changed', projectId, checkUuid: null });
 }
 
 export async function importData(
@@ -277,13 +261,12 @@ export async function importData(
           `refusing to import, nothing written:\n  ${shown.join('\n  ')}${conflicts.length > 20 ? `\n  ... and ${conflicts.length - 20} more` : ''}`,
         );
       }
-      const db = store.db;
-      for (const id of replaced) deleteProjectInTxn(store, id, now);
+      for (const id of replaced) store.deleteProjectInTxn(id, now);
       let badge: ImportSummary['badge_secret'] = 'none';
       if (parsed.badgeSecret !== null) {
-        const current = db.meta.get('badgeSecret') as string | undefined;
+        const current = store.currentBadgeSecret();
         if (current === undefined) {
-          db.meta.put('badgeSecret', parsed.badgeSecret);
+          store.setBadgeSecretInTxn(parsed.badgeSecret);
           badge = 'imported';
         } else badge = current === parsed.badgeSecret ? 'imported' : 'kept';
       }
@@ -291,16 +274,10 @@ export async function importData(
       let channels = 0;
       let keys = 0;
       for (const p of parsed.projects) {
-        db.projects.put(p.project.id, p.project);
-        db.pingKeys.put(p.project.pingKey, p.project.id);
-        db.projectBadgeKeys.put(p.project.badgeKey, p.project.id);
-        for (const k of p.apiKeys) db.apiKeys.put(k.digest, k.rec);
+        for (const k of p.apiKeys) store.insertApiKeyInTxn(k.digest, k.rec);
         keys += p.apiKeys.length;
-        store.appendEventInTxn({ at: now, type: 'project.changed', projectId: p.project.id, checkUuid: null });
-        for (const c of [...p.channels].sort((a, b) => a.createdAt - b.createdAt)) {
-          db.channels.put(c.id, c);
-          store.appendEventInTxn({ at: now, type: 'channel.changed', projectId: p.project.id, checkUuid: null });
-        }
+        store.insertProjectInTxn(p.project, now);
+        for (const c of [...p.channels].sort((a, b) => a.createdAt - b.createdAt)) store.insertChannelInTxn(c, now);
         channels += p.channels.length;
         // In creation order: the project index keeps list order by created_at.
         for (const c of [...p.checks].sort((a, b) => a.createdAt - b.createdAt)) store.insertCheckInTxn(c, now);

@@ -22,7 +22,6 @@ export interface PingRoutesOptions {
   pings: PingService;
   pingBodyLimit: number;
   trustProxy: boolean;
-  onWrite?: () => void;
 }
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -141,7 +140,6 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     const body = await pingBody(req);
     const result = await opts.pings.record(uuid, url.action, url.exitStatus, facts(req, body, rid));
     if (result === 'missing') throw refusal(404, 'not found');
-    opts.onWrite?.();
     return accepted(reply);
   };
 
@@ -152,7 +150,6 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     const found = await opts.pings.resolveSlug(url.key, url.slug, create);
     if (found.kind === 'missing') throw refusal(404, 'not found');
     if (found.kind === 'ambiguous') throw refusal(409, 'ambiguous slug');
-    if (found.kind === 'created') opts.onWrite?.();
     // The reference keeps an auto-provisioned check even when the ping itself is refused.
     if (url.refusal === 'exit-status-out-of-range') throw refusal(400, 'invalid url format');
     const rid = ridOf(req);
@@ -160,7 +157,6 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     const body = await pingBody(req);
     const result = await opts.pings.record(found.uuid, url.action, url.exitStatus, facts(req, body, rid));
     if (result === 'missing') throw refusal(404, 'not found');
-    opts.onWrite?.();
     return accepted(reply, found.kind === 'created');
   };
 

@@ -91,7 +91,7 @@ export class PingService {
       const project = this.store.getProject(check.projectId);
       this.store.insertPingInTxn(applied.check, ping, project?.pingLogLimit ?? 100);
       this.store.appendEventInTxn(event);
-      this.store.db.checks.put(uuid, applied.check);
+      this.store.putCheckStatusInTxn(applied.check);
       this.store.insertFlipInTxn(applied.check, applied.flip, now);
       return 'ok';
     });

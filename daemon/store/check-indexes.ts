@@ -1,12 +1,12 @@
 // What the store keeps about checks beside their records, maintained by
 // every insert, change and delete (store.ts) and built once when an older
-// data dir is upgraded (db.ts): the slug index, so a slug ping finds its check
+// data dir is upgraded (migrations.ts): the slug index, so a slug ping finds its check
 // without reading the project; the name index, so a create with
 // `unique: ["name"]` finds its match the same way; the per-project check
 // counts, so the check limit is enforced without counting; and the per-project
 // edit counters, so a scan of a project's checks done outside a transaction
 // can be trusted inside one.
-import { forWriting, type Db } from './db.js';
+import { forWriting, type Db } from './schema.js';
 import type { CheckRecord } from '../domain/types.js';
 
 /** Check fields with an index [projectId, value, uuid] → uuid. */

@@ -1,94 +1,11 @@
-// Owns the LMDB environment: the named databases, the schema version and the
-// revision counter of the event log. Nothing outside store/ touches LMDB.
+// Opens the LMDB environment of a data dir: checks that the directory can
+// hold one, opens it and its named databases (schema.ts). Upgrading an older
+// layout is migrations.ts's job, run by whoever opens the store.
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { makeDirectory } from '../shared/make-dir.js';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
-import type {
-  ChannelRecord,
-  CheckRecord,
-  FlipRecord,
-  PingRecord,
-  ProjectRecord,
-} from '../domain/types.js';
-import type { StoredEvent } from './events.js';
-import type { JournalEntry } from './journal.js';
-import { indexCheck, INDEXED_FIELDS, setCheckCount } from './check-indexes.js';
-
-/** Bumped when the on-disk layout changes; `openDb` migrates older layouts. */
-export const SCHEMA_VERSION = 5;
-
-export interface ApiKeyRecord {
-  projectId: string;
-  readOnly: boolean;
-  createdAt: number;
-}
-
-export interface Db {
-  root: RootDatabase;
-  meta: Database<unknown, string>;
-  projects: Database<ProjectRecord, string>;
-  /** sha256(key) hex → key record; keys are never stored in clear. */
-  apiKeys: Database<ApiKeyRecord, string>;
-  /** ping key → project id */
-  pingKeys: Database<string, string>;
-  checks: Database<CheckRecord, string>;
-  /** [projectId, createdAt, uuid] → uuid: creation-ordered listing per project. */
-  checksByProject: Database<string, [string, number, string]>;
-  /**
-   * [projectId, slug, uuid] → uuid: a slug ping finds its check without
-   * reading every check of the project. Checks with an empty slug are not in it.
-   * Absent only when a data dir from before schema version 3 is opened read-only.
-   */
-  checksBySlug: Database<string, [string, string, string]> | undefined;
-  /**
-   * [projectId, name, uuid] → uuid, every check: a create with `unique:
-   * ["name"]` finds its match without reading every check of the project.
-   * Absent only when a data dir from before schema version 4 is opened read-only.
-   */
-  checksByName: Database<string, [string, string, string]> | undefined;
-  /**
-   * projectId → how many checks it has (kept by insert and delete), so the
-   * check limit is enforced without counting the project's index.
-   * Absent only when a data dir from before schema version 3 is opened read-only.
-   */
-  checkCounts: Database<number, string> | undefined;
-  /**
-   * projectId → how many times a check of it was created, changed or deleted
-   * (check-indexes.ts `noteCheckEdit`): a scan done outside a transaction is
-   * still right inside one if this did not move meanwhile.
-   * Absent only when a data dir from before schema version 5 is opened read-only.
-   */
-  checkEdits: Database<number, string> | undefined;
-  /** unique_key → uuid */
-  uniqueKeys: Database<string, string>;
-  /** check badge key → uuid */
-  checkBadgeKeys: Database<string, string>;
-  /** project badge key → project id */
-  projectBadgeKeys: Database<string, string>;
-  channels: Database<ChannelRecord, string>;
-  /** [checkUuid, n] → ping */
-  pings: Database<PingRecord, [string, number]>;
-  /** [checkUuid, revision] → flip */
-  flips: Database<FlipRecord, [string, number]>;
-  /** revision → event */
-  events: Database<StoredEvent, number>;
-  /**
-   * [revision, checkUuid] → ping not yet written into checks and pings (journal.ts).
-   * Absent only when a data dir from before schema version 2 is opened read-only.
-   */
-  journal: Database<JournalEntry, [number, string]> | undefined;
-}
-
-/**
- * A database that only a data dir of an older schema opened read-only lacks
- * (openDb creates it on every writable open), for a write: its absence there
- * is a bug in the caller, said in one sentence.
- */
-export function forWriting<T>(database: T | undefined, what: string): T {
-  if (!database) throw new Error(`${what} is missing: the environment was opened read-only`);
-  return database;
-}
+import { open, type RootDatabase } from 'lmdb';
+import type { Db } from './schema.js';
 
 export class DataDirError extends Error {}
 
@@ -167,7 +84,10 @@ function describe(err: NodeJS.ErrnoException): string {
   }
 }
 
-/** Open (creating if needed) the environment in `dir`. Throws DataDirError if unusable. */
+/**
+ * Open (creating if needed) the environment in `dir`. Throws DataDirError if
+ * unusable. Its layout may be an older schema's: see migrations.ts.
+ */
 export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
   const state = inspectDataDir(dir);
   if (state === 'absent') {
@@ -201,7 +121,7 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
   // still decode. lmdb-js keeps the structures under this symbol key, which
   // range iteration skips unless given an explicit `start: undefined`.
   const records = { sharedStructuresKey: Symbol.for('structures') };
-  const db: Db = {
+  return {
     root,
     meta: root.openDB({ name: 'meta' }),
     projects: root.openDB({ name: 'projects', ...records }),
@@ -222,42 +142,9 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     events: root.openDB({ name: 'events', ...records }),
     journal: root.openDB({ name: 'journal', useVersions: true, ...records }),
   };
-  const stored = db.meta.get('schemaVersion') as number | undefined;
-  // Version 2 added the (empty at first) ping journal; version 3 the slug
-  // index and the check counts; version 4 the name index; version 5 the edit
-  // counters (empty at first: they only need to move from then on).
-  if (stored === undefined || stored < SCHEMA_VERSION) {
-    if (!opts.readOnly) {
-      root.transactionSync(() => {
-        // Pings never change a slug or a name, so the B-tree's checks are current enough.
-        const fields = stored === undefined ? [] : INDEXED_FIELDS.filter((f) => (f === 'slug' ? stored < 3 : stored < 4));
-        if (stored !== undefined && (fields.length > 0 || stored < 3)) {
-          const counts = new Map<string, number>();
-          for (const { value: check } of db.checks.getRange()) {
-            indexCheck(db, check, fields);
-            counts.set(check.projectId, (counts.get(check.projectId) ?? 0) + 1);
-          }
-          // Whole counts, not increments: converting twice must not count twice.
-          if (stored < 3) for (const [projectId, n] of counts) setCheckCount(db, projectId, n);
-        }
-        db.meta.put('schemaVersion', SCHEMA_VERSION);
-      });
-    }
-  } else if (stored > SCHEMA_VERSION) {
-    root.close();
-    throw new DataDirError(
-      `data dir ${dir} has schema version ${stored}, newer than this checkd (${SCHEMA_VERSION}); upgrade checkd`,
-    );
-  }
-  return db;
 }
 
 export async function closeDb(db: Db): Promise<void> {
   await db.root.flushed;
   await db.root.close();
-}
-
-/** Current revision of the event log (0 when empty). */
-export function currentRevision(db: Db): number {
-  return (db.meta.get('rev') as number | undefined) ?? 0;
 }

@@ -1,10 +1,11 @@
 // Follows the event log from a revision and hands new events to subscribers.
-// Writes made by this process nudge it at once; writes by other processes
+// The store tells it of every commit of this process (Store.listenToCommits),
+// and it drains as soon as that commit is durable; writes by other processes
 // (admin commands) are picked up by a short poll. The events this process
-// commits are handed over in memory (Store.onCommitted) and delivered from
-// there: under load, reading back and decoding every ping's event (it holds the
-// whole check) cost the thread that answers pings several percent of its time.
-import { readEventsAfter, type StoredEvent } from './events.js';
+// commits are handed over in memory and delivered from there: under load,
+// reading back and decoding every ping's event (it holds the whole check) cost
+// the thread that answers pings several percent of its time.
+import type { StoredEvent } from './events.js';
 import type { Store } from './store.js';
 import type { Logger } from '../shared/log.js';
 
@@ -18,6 +19,7 @@ export class EventTail {
   private stopped = false;
   /** Events this process committed and the tail has not delivered yet, by revision. */
   private readonly committed = new Map<number, StoredEvent>();
+  private readonly stopListening: () => void;
 
   constructor(
     private readonly store: Store,
@@ -25,10 +27,13 @@ export class EventTail {
     private readonly pollMs = 250,
   ) {
     this.cursor = store.revision();
-    store.onCommitted = (events) => {
-      if (this.stopped) return;
-      for (const e of events) if (e.rev > this.cursor) this.committed.set(e.rev, e);
-    };
+    this.stopListening = store.listenToCommits({
+      committed: (events) => {
+        if (this.stopped) return;
+        for (const e of events) if (e.rev > this.cursor) this.committed.set(e.rev, e);
+      },
+      durable: () => this.nudge(),
+    });
   }
 
   get revision(): number {
@@ -47,11 +52,15 @@ export class EventTail {
 
   stop(): void {
     this.stopped = true;
+    this.stopListening();
     if (this.timer) clearInterval(this.timer);
     this.committed.clear();
   }
 
-  /** Called after a local commit: drain on the next tick, coalescing bursts. */
+  /**
+   * Drain on the next tick, coalescing bursts: after each durable commit of
+   * this process, and for events written around the store (tests).
+   */
   nudge(): void {
     if (this.scheduled || this.stopped) return;
     this.scheduled = true;
@@ -67,7 +76,7 @@ export class EventTail {
       let batch = this.takeCommitted(1000);
       try {
         // Read from the log only up to the next event held in memory.
-        if (batch.length === 0) batch = readEventsAfter(this.store.db, this.cursor, Math.max(1, Math.min(1000, this.nextCommitted() - this.cursor - 1)));
+        if (batch.length === 0) batch = this.store.eventsAfter(this.cursor, Math.max(1, Math.min(1000, this.nextCommitted() - this.cursor - 1)));
       } catch (err) {
         this.logger.error({ err }, 'reading the event log failed');
         return;

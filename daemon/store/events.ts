@@ -1,6 +1,6 @@
 // The revisioned event log. Every write transaction appends here; the monitor,
 // the gRPC Watch streams and the notifier read it with a cursor (a revision).
-import { currentRevision, type Db } from './db.js';
+import type { Database, RootDatabase } from 'lmdb';
 import type { CheckRecord, FlipRecord, PingKind } from '../domain/types.js';
 
 export type EventType =
@@ -37,6 +37,20 @@ export interface StoredEvent {
   flip?: FlipRecord;
 }
 
+/** Where the event log lives in the environment (schema.ts `Db` has all of it). */
+export interface EventLog {
+  root: RootDatabase;
+  /** Small values by name: the log's revision counter ('rev'), the schema version, the log id, the badge secret. */
+  meta: Database<unknown, string>;
+  /** revision → event */
+  events: Database<StoredEvent, number>;
+}
+
+/** Current revision of the event log (0 when empty). */
+export function currentRevision(log: EventLog): number {
+  return (log.meta.get('rev') as number | undefined) ?? 0;
+}
+
 /** Events kept in the log: enough for a TUI that reconnects after a long SSH drop. */
 export const EVENT_RETENTION = { maxEvents: 200_000, maxAgeMs: 7 * 24 * 3600 * 1000 };
 
@@ -48,7 +62,7 @@ export const EVENT_RETENTION = { maxEvents: 200_000, maxAgeMs: 7 * 24 * 3600 * 1
  * one, and a copy per ping showed in the GC's work); it is also pushed to
  * `appended`, if given.
  */
-export function appendEvent(db: Db, event: Omit<StoredEvent, 'rev'>, appended?: StoredEvent[]): number {
+export function appendEvent(db: EventLog, event: Omit<StoredEvent, 'rev'>, appended?: StoredEvent[]): number {
   const rev = currentRevision(db) + 1;
   const stored = event as StoredEvent;
   stored.rev = rev;
@@ -59,14 +73,14 @@ export function appendEvent(db: Db, event: Omit<StoredEvent, 'rev'>, appended?: 
 }
 
 /** Events with revision > `after`, oldest first, at most `limit`. */
-export function readEventsAfter(db: Db, after: number, limit = 1000): StoredEvent[] {
+export function readEventsAfter(db: EventLog, after: number, limit = 1000): StoredEvent[] {
   const out: StoredEvent[] = [];
   for (const { value } of db.events.getRange({ start: after + 1, limit })) out.push(value);
   return out;
 }
 
 /** Oldest revision still in the log, or null when the log is empty. */
-export function oldestRetainedRevision(db: Db): number | null {
+export function oldestRetainedRevision(db: EventLog): number | null {
   for (const { key } of db.events.getRange({ limit: 1 })) return key;
   return null;
 }
@@ -76,7 +90,7 @@ export function oldestRetainedRevision(db: Db): number | null {
  * cursor a durable consumer such as the notifier still needs). Returns how many
  * were removed; call repeatedly until 0 for a large backlog.
  */
-export async function pruneEvents(db: Db, now: number, keepAfter = Infinity): Promise<number> {
+export async function pruneEvents(db: EventLog, now: number, keepAfter = Infinity): Promise<number> {
   const latest = currentRevision(db);
   const minRevByCount = latest - EVENT_RETENTION.maxEvents;
   const doomed: number[] = [];

@@ -9,15 +9,10 @@
 // journal first, so it always reads and changes current records; readers see
 // the entries not yet applied through PendingPings.
 import { asBinary } from 'lmdb';
-import { currentRevision, forWriting, type Db } from './db.js';
+import { currentRevision } from './events.js';
+import { forWriting, type Db, type JournalEntry } from './schema.js';
 import { insertPing, pingLogLimitOf } from './ping-log.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
-
-export interface JournalEntry {
-  /** The check as it is after this ping. */
-  check: CheckRecord;
-  ping: PingRecord;
-}
 
 /**
  * Every journal entry is stored with this version, so that a write can be made

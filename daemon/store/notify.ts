@@ -6,9 +6,9 @@
 // notification is not sent again after a restart.
 import type { Database } from 'lmdb';
 import type { Store } from './store.js';
-import type { CheckRecord, FlipRecord } from '../domain/types.js';
+import { environmentOf } from './environment.js';
+import type { CheckRecord, FlipRecord, LastPingInfo } from '../domain/types.js';
 import type { StoredEvent } from './events.js';
-import type { LastPingInfo } from '../notify/message.js';
 
 export interface DeliveryJob {
   channelId: string;
@@ -59,12 +59,13 @@ interface NotifyDbs {
 const opened = new WeakMap<object, NotifyDbs>();
 
 function dbs(store: Store): NotifyDbs {
-  let d = opened.get(store.db.root);
+  const { root } = environmentOf(store);
+  let d = opened.get(root);
   if (!d) {
-    const outbox = store.db.root.openDB<DeliveryJob, JobKey>({ name: 'notify_outbox' });
-    const state = store.db.root.openDB<unknown, string>({ name: 'notify_state' });
+    const outbox = root.openDB<DeliveryJob, JobKey>({ name: 'notify_outbox' });
+    const state = root.openDB<unknown, string>({ name: 'notify_state' });
     d = { outbox, state, exist: outbox !== undefined && state !== undefined };
-    opened.set(store.db.root, d);
+    opened.set(root, d);
   }
   return d;
 }

@@ -1,6 +1,6 @@
 // The per-check ping log: pings under [checkUuid, n], capped at the project's
 // ping_log_limit with the oldest dropped.
-import type { Db } from './db.js';
+import type { Db } from './schema.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
 
 /** Inside a write transaction: append a ping, dropping the oldest beyond `keep`. */

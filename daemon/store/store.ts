@@ -1,15 +1,19 @@
 // The persistence facade: typed reads and the write transactions of checkd.
 // Every write goes through `transact` (or `transactPing` for a ping), which
 // appends to the event log in the same LMDB transaction and resolves only
-// once the commit is flushed to disk. Reads include journaled pings that are
-// not yet in the B-trees (journal.ts), so callers never see the difference.
-import { timingSafeEqual } from 'node:crypto';
+// once the commit is flushed to disk; the events it appended then go to the
+// commit listener (the event tail), so no write can leave them unannounced.
+// Reads include journaled pings that are not yet in the B-trees (journal.ts),
+// so callers never see the difference.
 import { setImmediate } from 'node:timers/promises';
 import { join } from 'node:path';
-import { closeDb, currentRevision, DATA_FILE, openDb, type ApiKeyRecord, type Db } from './db.js';
+import { closeDb, DATA_FILE, openDb } from './db.js';
+import { registerEnvironment } from './environment.js';
+import { upgradeSchema } from './migrations.js';
+import type { ApiKeyRecord, Db } from './schema.js';
 import { fsyncPath } from '../shared/fsync.js';
 import { checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
-import { appendEvent, type StoredEvent } from './events.js';
+import { appendEvent, currentRevision, oldestRetainedRevision, pruneEvents, readEventsAfter, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
 import { PendingPings, type PendingPing } from './pending.js';
 import { insertPing } from './ping-log.js';
@@ -39,8 +43,16 @@ export interface AuthResult {
  */
 const CHECK_CHUNK = 2000;
 
-/** Told of the events a transaction of this process appended, once it is committed. */
-export type CommittedEvents = (events: StoredEvent[]) => void;
+/** Told of the transactions of this process that appended events (the event tail). */
+export interface CommitListener {
+  /**
+   * The events one appended, as soon as it committed: handed over in memory so
+   * that they need not be read back and decoded. Not durable yet.
+   */
+  committed(events: StoredEvent[]): void;
+  /** That transaction is durable now: its events may be delivered. */
+  durable(): void;
+}
 
 export class Store {
   private readonly pending = new PendingPings();
@@ -49,25 +61,31 @@ export class Store {
   private appended: StoredEvent[] | null = null;
   /** Inside transactPing: the pending entries its callback added, taken back if the commit fails. */
   private journaledInTxn: Array<[string, PendingPing]> | null = null;
-  /**
-   * Set by the daemon's event tail, so that it need not read back and decode
-   * the events this process has just written. Only committed transactions are
-   * told; any event it was not told of is still read from the log.
-   */
-  onCommitted: CommittedEvents | null = null;
+  /** Only committed transactions are told; any event it was not told of is still read from the log. */
+  private commitListener: CommitListener | null = null;
 
   private constructor(
-    readonly db: Db,
+    /** Only the store's own modules reach it (environment.ts). */
+    private readonly db: Db,
     /** The data dir, for messages about it (a full disk, a failed write). */
     readonly dataDir: string,
     private readonly readOnly: boolean,
   ) {
+    registerEnvironment(this, db);
     // Pings journaled by a process that stopped before applying them.
     for (const e of readJournal(db)) this.pending.add(e.uuid, { rev: e.rev, ping: e.ping, check: e.check });
   }
 
+  /** Open the data dir `dir`, upgrading an older layout when opened for writing. */
   static open(dir: string, opts: { readOnly?: boolean } = {}): Store {
-    return new Store(openDb(dir, opts), dir, opts.readOnly ?? false);
+    const db = openDb(dir, opts);
+    try {
+      upgradeSchema(db, dir, opts);
+    } catch (err) {
+      void db.root.close();
+      throw err;
+    }
+    return new Store(db, dir, opts.readOnly ?? false);
   }
 
   async close(): Promise<void> {
@@ -100,6 +118,7 @@ export class Store {
     this.pending.forgetUpTo(current);
     this.committed(appended);
     await this.flushedDurably();
+    this.durable(appended);
     return result;
   }
 
@@ -174,6 +193,7 @@ export class Store {
     }
     this.committed(appended);
     await this.flushedDurably();
+    this.durable(appended);
     return result;
   }
 
@@ -189,11 +209,23 @@ export class Store {
     };
   }
 
-  private committed(appended: StoredEvent[]): void {
-    if (appended.length > 0) this.onCommitted?.(appended);
+  /** Set the one commit listener; returns what takes it off again. */
+  listenToCommits(listener: CommitListener): () => void {
+    this.commitListener = listener;
+    return () => {
+      if (this.commitListener === listener) this.commitListener = null;
+    };
   }
 
-  /** Inside a write transaction: append an event (events.ts), collected for onCommitted. */
+  private committed(appended: StoredEvent[]): void {
+    if (appended.length > 0) this.commitListener?.committed(appended);
+  }
+
+  private durable(appended: StoredEvent[]): void {
+    if (appended.length > 0) this.commitListener?.durable();
+  }
+
+  /** Inside a write transaction: append an event (events.ts), collected for the commit listener. */
   private append(event: Omit<StoredEvent, 'rev'>): number {
     return appendEvent(this.db, event, this.appended ?? undefined);
   }
@@ -248,13 +280,26 @@ export class Store {
     return currentRevision(this.db);
   }
 
+  /** The layout version the data dir is at (schema.ts), undefined for one no checkd has written yet. */
+  schemaVersion(): number | undefined {
+    return this.db.meta.get('schemaVersion') as number | undefined;
+  }
+
+  /**
+   * Copy the environment into the directory `target` from one read snapshot
+   * (LMDB's mdb_env_copy2): every commit made before it, never a half-written
+   * one, without blocking writers. `compact` leaves free pages out.
+   */
+  async backupTo(target: string, compact: boolean): Promise<void> {
+    await this.db.root.backup(target, compact);
+  }
+
   /** A trivial read that proves the environment answers (status endpoint). */
   probe(): boolean {
     this.db.meta.get('schemaVersion');
     return true;
   }
 
-  /** The secret for badge signatures: made once, kept with the data. */
   /**
    * What names this event log, so that a revision means something only together
    * with it: made with the data dir, and new in every backup copy, whose history
@@ -278,16 +323,27 @@ export class Store {
     return id;
   }
 
+  /** The secret for badge signatures: made once, kept with the data. */
   async badgeSecret(): Promise<string> {
-    const existing = this.db.meta.get('badgeSecret') as string | undefined;
+    const existing = this.currentBadgeSecret();
     if (existing) return existing;
     return this.transact(() => {
-      const raced = this.db.meta.get('badgeSecret') as string | undefined;
+      const raced = this.currentBadgeSecret();
       if (raced) return raced;
       const secret = newSecret();
-      this.db.meta.put('badgeSecret', secret);
+      this.setBadgeSecretInTxn(secret);
       return secret;
     });
+  }
+
+  /** The badge secret, undefined if none was made yet. */
+  currentBadgeSecret(): string | undefined {
+    return this.db.meta.get('badgeSecret') as string | undefined;
+  }
+
+  /** Inside a write transaction: keep `secret` as the badge secret (made here, or imported). */
+  setBadgeSecretInTxn(secret: string): void {
+    this.db.meta.put('badgeSecret', secret);
   }
 
   // ---- projects and keys -------------------------------------------------
@@ -308,14 +364,32 @@ export class Store {
     const apiKey = newApiKey(false);
     const apiKeyReadonly = newApiKey(true);
     await this.transact(() => {
-      this.db.projects.put(project.id, project);
-      this.db.pingKeys.put(project.pingKey, project.id);
-      this.db.projectBadgeKeys.put(project.badgeKey, project.id);
       this.putKey(apiKey, { projectId: project.id, readOnly: false, createdAt: now });
       this.putKey(apiKeyReadonly, { projectId: project.id, readOnly: true, createdAt: now });
-      this.append({ at: now, type: 'project.changed', projectId: project.id, checkUuid: null });
+      this.insertProjectInTxn(project, now);
     });
     return { project, apiKey, apiKeyReadonly };
+  }
+
+  /** Inside a write transaction: store a project with its ping and badge keys. */
+  insertProjectInTxn(project: ProjectRecord, now: number): number {
+    this.db.projects.put(project.id, project);
+    this.db.pingKeys.put(project.pingKey, project.id);
+    this.db.projectBadgeKeys.put(project.badgeKey, project.id);
+    return this.append({ at: now, type: 'project.changed', projectId: project.id, checkUuid: null });
+  }
+
+  /** Inside a write transaction: remove a project and all it owns (checks, channels, keys). */
+  deleteProjectInTxn(projectId: string, now: number): void {
+    const project = this.db.projects.get(projectId);
+    if (!project) return;
+    for (const check of this.listChecks(projectId)) this.deleteCheckInTxn(check, now);
+    for (const channel of this.listChannels(projectId)) this.db.channels.remove(channel.id);
+    for (const { key, value } of this.db.apiKeys.getRange()) if (value.projectId === projectId) this.db.apiKeys.remove(key);
+    this.db.pingKeys.remove(project.pingKey);
+    this.db.projectBadgeKeys.remove(project.badgeKey);
+    this.db.projects.remove(projectId);
+    this.append({ at: now, type: 'project.changed', projectId, checkUuid: null });
   }
 
   getProject(id: string): ProjectRecord | undefined {
@@ -353,20 +427,32 @@ export class Store {
     });
   }
 
-  /** Store a key given in clear (for imports of legacy keys). */
+  /** Store a key given in clear. */
   private putKey(key: string, rec: ApiKeyRecord): void {
-    this.db.apiKeys.put(hashApiKey(key), rec);
+    this.insertApiKeyInTxn(hashApiKey(key), rec);
   }
 
-  /**
-   * Look a key up by its SHA-256 digest. The lookup reveals nothing about how
-   * many leading characters matched; the digest is compared in constant time.
-   */
+  /** Inside a write transaction: store a key by its SHA-256 digest (an imported key). */
+  insertApiKeyInTxn(digest: string, rec: ApiKeyRecord): void {
+    this.db.apiKeys.put(digest, rec);
+  }
+
+  /** The key with this SHA-256 digest. */
+  apiKeyByDigest(digest: string): ApiKeyRecord | undefined {
+    return this.db.apiKeys.get(digest);
+  }
+
+  /** Every API key, as its digest and record, in digest order. */
+  listApiKeys(): Array<{ digest: string; rec: ApiKeyRecord }> {
+    return [...this.db.apiKeys.getRange()].map(({ key, value }) => ({ digest: key, rec: value }));
+  }
+
+  /** The project and access of an API key, or null for an unknown one. */
   authenticate(key: string): AuthResult | null {
-    const digest = hashApiKey(key);
-    const rec = this.db.apiKeys.get(digest);
+    // The lookup by digest is the real check: its timing can reveal how much of
+    // a SHA-256 digest matched, which says nothing about the key itself.
+    const rec = this.db.apiKeys.get(hashApiKey(key));
     if (!rec) return null;
-    if (!timingSafeEqual(Buffer.from(hashApiKey(key), 'hex'), Buffer.from(digest, 'hex'))) return null;
     const project = this.db.projects.get(rec.projectId);
     if (!project) return null;
     return { project, readOnly: rec.readOnly };
@@ -384,10 +470,15 @@ export class Store {
       // channels made in the same millisecond (or under a stopped clock) keep creation order.
       const last = this.listChannels(input.projectId).at(-1);
       if (last && last.createdAt >= channel.createdAt) channel.createdAt = last.createdAt + 1;
-      this.db.channels.put(channel.id, channel);
-      this.append({ at: now, type: 'channel.changed', projectId: input.projectId, checkUuid: null });
+      this.insertChannelInTxn(channel, now);
     });
     return channel;
+  }
+
+  /** Inside a write transaction: store a channel as it is. */
+  insertChannelInTxn(channel: ChannelRecord, now: number): number {
+    this.db.channels.put(channel.id, channel);
+    return this.append({ at: now, type: 'channel.changed', projectId: channel.projectId, checkUuid: null });
   }
 
   listChannels(projectId: string): ChannelRecord[] {
@@ -563,13 +654,27 @@ export class Store {
     type: 'check.updated' | 'check.paused' | 'check.resumed' | 'status.changed',
     flip: FlipRecord | null = null,
   ): number {
-    const before = this.db.checks.get(check.uuid);
-    if (before) reindexCheck(this.db, before, check);
     if (type === 'check.updated') noteCheckEdit(this.db, check.projectId);
-    this.db.checks.put(check.uuid, check);
+    this.replaceCheck(check);
     let rev = this.append({ at: now, type, projectId: check.projectId, checkUuid: check.uuid, check });
     if (flip) rev = this.insertFlipInTxn(check, flip, now);
     return rev;
+  }
+
+  /**
+   * Store a check whose status alone changed (a ping that flips it, a deadline
+   * that moves inside its grace), with no event of its own: its project's edit
+   * counter does not move (check-indexes.ts `noteCheckEdit`).
+   */
+  putCheckStatusInTxn(check: CheckRecord): void {
+    this.replaceCheck(check);
+  }
+
+  /** Write a changed check's record, its indexes following it. */
+  private replaceCheck(check: CheckRecord): void {
+    const before = this.db.checks.get(check.uuid);
+    if (before) reindexCheck(this.db, before, check);
+    this.db.checks.put(check.uuid, check);
   }
 
   insertFlipInTxn(check: CheckRecord, flip: FlipRecord, now: number): number {
@@ -613,6 +718,26 @@ export class Store {
 
   appendEventInTxn(event: Omit<StoredEvent, 'rev'>): number {
     return this.append(event);
+  }
+
+  // ---- the event log ------------------------------------------------------
+
+  /** Events with revision > `after`, oldest first, at most `limit`. */
+  eventsAfter(after: number, limit = 1000): StoredEvent[] {
+    return readEventsAfter(this.db, after, limit);
+  }
+
+  /** Oldest revision still in the log, or null when the log is empty. */
+  oldestRetainedRevision(): number | null {
+    return oldestRetainedRevision(this.db);
+  }
+
+  /**
+   * Drop events beyond the retention bounds (events.ts EVENT_RETENTION), never
+   * past `keepAfter`. Returns how many were removed; call until 0 for a backlog.
+   */
+  pruneEvents(now: number, keepAfter = Infinity): Promise<number> {
+    return pruneEvents(this.db, now, keepAfter);
   }
 
   // ---- pings and flips ----------------------------------------------------

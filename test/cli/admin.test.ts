@@ -22,6 +22,7 @@ import {
   UUID_RE,
   type Served,
 } from './support.js';
+import { environmentOf } from '../../daemon/store/environment.js';
 
 const tmp = tempDir('checkd-cli-admin-');
 let n = 0;
@@ -74,8 +75,8 @@ describe('--json documents', () => {
     await checkdJson(['channel', 'create', '--data-dir', dir, '--project', p.id, '--kind', 'email', '--value', 'ops@example.com']);
     // Make it a schema-version-4 data dir, as an older checkd left it (or a backup of one).
     const store = Store.open(dir);
-    await store.db.checkEdits!.drop();
-    await store.db.meta.put('schemaVersion', 4);
+    await environmentOf(store).checkEdits!.drop();
+    await environmentOf(store).meta.put('schemaVersion', 4);
     await store.close();
     const before = readFileSync(join(dir, 'data.mdb'));
     expect((await checkdJson(['project', 'list', '--data-dir', dir])).projects).toMatchObject([{ id: p.id, name: 'old', n_checks: 0 }]);

@@ -8,6 +8,7 @@ import { startInProcess, type InProcessDaemon, type TestProject } from '../helpe
 import { appendEvent } from '../../daemon/store/events.js';
 import { WATCH_LAG_LIMIT } from '../../daemon/grpc/watch.js';
 import { connect, createCheck, logRevisions, revisions, rpc, Watcher, type CheckdClient } from './support.js';
+import { environmentOf } from '../../daemon/store/environment.js';
 
 let d: InProcessDaemon;
 const clients: CheckdClient[] = [];
@@ -112,7 +113,7 @@ describe('a watcher that stops reading', () => {
     const OWN = 2000;
     await store.transact(() => {
       for (let n = 1; n <= OWN; n++) {
-        appendEvent(store.db, {
+        appendEvent(environmentOf(store), {
           at: now,
           type: 'ping.received',
           projectId: p.id,
@@ -129,7 +130,7 @@ describe('a watcher that stops reading', () => {
     // ...then more than the lag limit of another project's.
     await store.transact(() => {
       for (let i = 0; i < WATCH_LAG_LIMIT + 1000; i++) {
-        appendEvent(store.db, { at: now, type: 'project.changed', projectId: noise.id, checkUuid: null });
+        appendEvent(environmentOf(store), { at: now, type: 'project.changed', projectId: noise.id, checkUuid: null });
       }
     });
     await tailCaughtUp();

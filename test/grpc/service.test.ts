@@ -8,6 +8,7 @@ import { uniqueKeyOf } from '../../daemon/domain/ids.js';
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 import { connect, createCheck, keyMetadata, ping, rpc, rpcError, Watcher, type CheckdClient } from './support.js';
 import { plantChecks } from '../helpers/store.js';
+import { environmentOf } from '../../daemon/store/environment.js';
 
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 const WRONG_KEY = 'x'.repeat(32);
@@ -211,7 +212,7 @@ describe('GetCheck', () => {
     ]);
     // A flip's revision is the revision of its FLIP event in the log.
     for (const f of detail.flips) {
-      const event = d.daemon.store.db.events.get(f.revision)!;
+      const event = environmentOf(d.daemon.store).events.get(f.revision)!;
       expect(event).toMatchObject({ type: 'flip', checkUuid: c.uuid });
       expect(event.flip!.newStatus).toBe(f.new_status);
     }

@@ -7,7 +7,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { WatchHub } from '../../daemon/grpc/watch.js';
-import { readEventsAfter } from '../../daemon/store/events.js';
 import { Store } from '../../daemon/store/store.js';
 import type { WatchEventMsg } from '../../daemon/grpc/messages.js';
 import { ManualClock, tempDir } from '../helpers/daemon.js';
@@ -58,7 +57,7 @@ describe('a Watch snapshot held back by flow control', () => {
 
     // A change while the snapshot waits; the event tail hands it to the hub.
     await store.transact(() => store.saveCheckInTxn({ ...checks[0]!, name: 'renamed' }, T0, 'check.updated'));
-    hub.onEvents(readEventsAfter(store.db, revision));
+    hub.onEvents(store.eventsAfter(revision));
     await settle();
     expect(call.written).toHaveLength(1);
 
@@ -93,7 +92,7 @@ describe('a Watch snapshot held back by flow control', () => {
     await settle();
     expect(call.written).toHaveLength(1);
     await store.transact(() => store.saveCheckInTxn({ ...checks[0]!, name: 'renamed' }, T0, 'check.updated'));
-    hub.onEvents(readEventsAfter(store.db, revision));
+    hub.onEvents(store.eventsAfter(revision));
     expect(call.written).toHaveLength(1);
     release();
     await settle();

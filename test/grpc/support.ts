@@ -5,6 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import { loadCheckdProto } from '../../daemon/grpc/proto.js';
 import type { CheckDetailMsg as WireCheckDetail, CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg } from '../../daemon/grpc/messages.js';
 import type { Store } from '../../daemon/store/store.js';
+import { environmentOf } from '../../daemon/store/environment.js';
 
 export { createCheck, ping } from '../helpers/daemon.js';
 export type { CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg };
@@ -197,7 +198,7 @@ export function range(first: number, n: number): number[] {
 /** Revisions of the project's check events in the durable log, after `after`. */
 export function logRevisions(store: Store, projectId: string, after = 0): number[] {
   const out: number[] = [];
-  for (const { value } of store.db.events.getRange({ start: after + 1 })) {
+  for (const { value } of environmentOf(store).events.getRange({ start: after + 1 })) {
     if (value.projectId === projectId && value.checkUuid !== null) out.push(value.rev);
   }
   return out;

@@ -3,7 +3,7 @@
 // end of a resume whose revision has left the log.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { api, ManualClock, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
-import { EVENT_RETENTION, pruneEvents } from '../../daemon/store/events.js';
+import { EVENT_RETENTION } from '../../daemon/store/events.js';
 import { uniqueKeyOf } from '../../daemon/domain/ids.js';
 import {
   connect,
@@ -18,6 +18,7 @@ import {
   type CheckdClient,
 } from './support.js';
 import { plantChecks } from '../helpers/store.js';
+import { environmentOf } from '../../daemon/store/environment.js';
 
 const T0 = Date.UTC(2030, 0, 7, 9, 0, 0);
 
@@ -155,7 +156,6 @@ describe('live events', () => {
     // Overdue: the monitor marks it down (status change with a timeout flip).
     clock.advance(3600_000 + 600_000 + 5000);
     await d.daemon.monitor.poke();
-    d.daemon.events.nudge();
     await w.untilChanges(9);
 
     // Pause over gRPC, resume over HTTP, rename, delete.
@@ -353,7 +353,7 @@ describe('resume from a revision', () => {
     const saved = { ...EVENT_RETENTION };
     try {
       EVENT_RETENTION.maxEvents = latest - seen;
-      expect(await pruneEvents(d.daemon.store.db, clock.now())).toBeGreaterThan(0);
+      expect(await d.daemon.store.pruneEvents(clock.now())).toBeGreaterThan(0);
     } finally {
       Object.assign(EVENT_RETENTION, saved);
     }
@@ -362,7 +362,7 @@ describe('resume from a revision', () => {
     expect(revisions(fine.changes)).toEqual(after);
 
     // One more pruned and `seen + 1` is gone: that client must take a new snapshot.
-    await d.daemon.store.transact(() => d.daemon.store.db.events.remove(seen + 1));
+    await d.daemon.store.transact(() => environmentOf(d.daemon.store).events.remove(seen + 1));
     const gone = watch(project.apiKey, seen);
     const err = await gone.ending();
     expect(err.code).toBe(11); // OUT_OF_RANGE

@@ -156,7 +156,6 @@ describe('webhook channel', () => {
     await d.daemon.store.transact(() => {
       d.daemon.store.saveCheckInTxn({ ...stored, lastPing: Date.now() - 200_000, alertAfter: Date.now() - 80_000 }, Date.now(), 'check.updated');
     });
-    d.daemon.events.nudge();
     await d.daemon.monitor.poke();
     await rx.waitFor(() => rx.on(`/late/${check.uuid}`).length === 1);
     expect(rx.on(`/late/${check.uuid}`)[0]!.body).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);

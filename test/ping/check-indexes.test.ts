@@ -6,10 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
-import { SCHEMA_VERSION } from '../../daemon/store/db.js';
+import { SCHEMA_VERSION } from '../../daemon/store/schema.js';
 import { Store } from '../../daemon/store/store.js';
 import { runCli, tempDir } from '../helpers/daemon.js';
 import { useCleanups } from '../helpers/store.js';
+import { environmentOf } from '../../daemon/store/environment.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const cleanups = useCleanups();
@@ -39,7 +40,7 @@ async function reopened(path: string, opts: { readOnly?: boolean }, fn: (store: 
     await store.close();
   }
 }
-const indexKeys = (store: Store) => [...store.db.checksBySlug!.getKeys()];
+const indexKeys = (store: Store) => [...environmentOf(store).checksBySlug!.getKeys()];
 
 describe('the check indexes of schema versions 3 and 4', () => {
   it('holds one key per check with a slug, follows slug changes, and loses the key with the check', async () => {
@@ -86,7 +87,7 @@ describe('the check indexes of schema versions 3 and 4', () => {
     expect(uuidsOf(store.checksWith(project.id, 'name', 'nightly backup'))).toEqual(uuidsOf([a, b]));
     expect(uuidsOf(store.checksWith(project.id, 'name', ''))).toEqual([c.uuid]);
     expect(store.checksWith(project.id, 'name', 'nightly')).toEqual([]);
-    const nameKeys = () => [...store.db.checksByName!.getKeys()].map((k) => k[1]).sort();
+    const nameKeys = () => [...environmentOf(store).checksByName!.getKeys()].map((k) => k[1]).sort();
     expect(nameKeys()).toEqual(['', 'nightly backup', 'nightly backup']);
 
     await store.transact(() => store.saveCheckInTxn({ ...b, name: 'weekly' }, T0, 'check.updated'));
@@ -120,14 +121,14 @@ describe('the check indexes of schema versions 3 and 4', () => {
     const b = await add('hourly');
     await add('');
     // Make it look like version 2 wrote it: no slug index, no counts, version 2.
-    await store.db.checksBySlug!.drop();
-    await store.db.checkCounts!.drop();
-    await store.db.meta.put('schemaVersion', 2);
+    await environmentOf(store).checksBySlug!.drop();
+    await environmentOf(store).checkCounts!.drop();
+    await environmentOf(store).meta.put('schemaVersion', 2);
     await store.close();
 
     await reopened(dir.path, { readOnly: true }, async (reader) => {
-      expect(reader.db.checksBySlug).toBeUndefined();
-      expect(reader.db.checkCounts).toBeUndefined();
+      expect(environmentOf(reader).checksBySlug).toBeUndefined();
+      expect(environmentOf(reader).checkCounts).toBeUndefined();
       expect(uuidsOf(reader.checksBySlug(project.id, 'nightly'))).toEqual([a.uuid]);
       expect(reader.countChecks(project.id)).toBe(3);
     });
@@ -136,10 +137,10 @@ describe('the check indexes of schema versions 3 and 4', () => {
     expect(JSON.parse(exported.stdout).projects[0].checks).toHaveLength(3);
 
     await reopened(dir.path, {}, async (writer) => {
-      expect(writer.db.meta.get('schemaVersion')).toBe(SCHEMA_VERSION);
+      expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
       expect(indexKeys(writer).map((k) => k[1]).sort()).toEqual(['hourly', 'nightly']);
       expect(uuidsOf(writer.checksBySlug(project.id, 'hourly'))).toEqual([b.uuid]);
-      expect(writer.db.checkCounts!.get(project.id)).toBe(3);
+      expect(environmentOf(writer).checkCounts!.get(project.id)).toBe(3);
       expect(writer.countChecks(project.id)).toBe(3);
     });
   });
@@ -149,17 +150,17 @@ describe('the check indexes of schema versions 3 and 4', () => {
     const a = await add('s1');
     await store.transact(() => store.saveCheckInTxn({ ...a, name: 'db dump' }, T0, 'check.updated'));
     const b = await add('');
-    await store.db.checksByName!.drop();
-    await store.db.meta.put('schemaVersion', 3);
+    await environmentOf(store).checksByName!.drop();
+    await environmentOf(store).meta.put('schemaVersion', 3);
     await store.close();
 
     await reopened(dir.path, { readOnly: true }, async (reader) => {
-      expect(reader.db.checksByName).toBeUndefined();
+      expect(environmentOf(reader).checksByName).toBeUndefined();
       expect(uuidsOf(reader.checksWith(project.id, 'name', 'db dump'))).toEqual([a.uuid]);
     });
     await reopened(dir.path, {}, async (writer) => {
-      expect(writer.db.meta.get('schemaVersion')).toBe(SCHEMA_VERSION);
-      expect([...writer.db.checksByName!.getKeys()].map((k) => k[1]).sort()).toEqual(['', 'db dump']);
+      expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
+      expect([...environmentOf(writer).checksByName!.getKeys()].map((k) => k[1]).sort()).toEqual(['', 'db dump']);
       expect(uuidsOf(writer.checksWith(project.id, 'name', ''))).toEqual([b.uuid]);
       // The slug index and the counts of version 3 are left as they were.
       expect(indexKeys(writer).map((k) => k[1])).toEqual(['s1']);
@@ -170,16 +171,16 @@ describe('the check indexes of schema versions 3 and 4', () => {
   it('a version-4 data dir has no edit counters read-only, and gets them, starting at none, when opened for writing', async () => {
     const { dir, store, project, add } = await setup();
     const a = await add('s1');
-    await store.db.checkEdits!.drop();
-    await store.db.meta.put('schemaVersion', 4);
+    await environmentOf(store).checkEdits!.drop();
+    await environmentOf(store).meta.put('schemaVersion', 4);
     await store.close();
 
     await reopened(dir.path, { readOnly: true }, async (reader) => {
-      expect(reader.db.checkEdits).toBeUndefined();
+      expect(environmentOf(reader).checkEdits).toBeUndefined();
       expect(reader.checkEdits(project.id)).toBeNull();
     });
     await reopened(dir.path, {}, async (writer) => {
-      expect(writer.db.meta.get('schemaVersion')).toBe(SCHEMA_VERSION);
+      expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
       expect(writer.checkEdits(project.id)).toBe(0);
       await writer.transact(() => writer.saveCheckInTxn({ ...writer.getCheck(a.uuid)!, tags: 'x' }, T0, 'check.updated'));
       expect(writer.checkEdits(project.id)).toBe(1);
@@ -193,7 +194,7 @@ describe('the check indexes of schema versions 3 and 4', () => {
     const { dir, store, project, add } = await setup();
     await add('one');
     await add('two');
-    await store.db.meta.put('schemaVersion', 2);
+    await environmentOf(store).meta.put('schemaVersion', 2);
     await store.close();
     await reopened(dir.path, {}, async (again) => {
       expect(again.countChecks(project.id)).toBe(2);

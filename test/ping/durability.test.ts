@@ -11,6 +11,7 @@ import { open } from 'lmdb';
 import { Store } from '../../daemon/store/store.js';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import { api, send } from './support.js';
+import { environmentOf } from '../../daemon/store/environment.js';
 
 describe('concurrency', () => {
   it('200 concurrent pings to one check: n_pings 200, ping numbers 1..200, each once', async () => {
@@ -144,9 +145,9 @@ describe('durability', () => {
         expect(store.listPings(uuid, 1000).map((x) => x.n)).toEqual(Array.from({ length: 50 }, (_, i) => 50 - i));
         // Whatever was still in the journal at the kill goes into the B-trees the next time it is applied.
         await store.applyJournal();
-        expect(store.db.journal!.getKeysCount()).toBe(0);
-        expect(store.db.checks.get(uuid)).toMatchObject({ nPings: 50 });
-        expect([...store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })]).toHaveLength(50);
+        expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+        expect(environmentOf(store).checks.get(uuid)).toMatchObject({ nPings: 50 });
+        expect([...environmentOf(store).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })]).toHaveLength(50);
       } finally {
         await store.close();
       }

@@ -1,9 +1,10 @@
 // The event tail takes the events this process commits from memory
-// (Store.onCommitted) instead of reading them back, and still reads from the
-// log whatever it was not handed: events of another writer in between, in
-// revision order. Also the ping path's duration shortcut: a check that never
-// started a run skips the look back, and one stored before the shortcut
-// existed still has its runs timed.
+// (Store.listenToCommits) instead of reading them back, is woken by the store
+// once they are durable, and still reads from the log whatever it was not
+// handed: events of another writer in between, in revision order. Also the
+// ping path's duration shortcut: a check that never started a run skips the
+// look back, and one stored before the shortcut existed still has its runs
+// timed.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../daemon/shared/clock.js';
@@ -13,9 +14,10 @@ import type { CheckRecord } from '../../daemon/domain/types.js';
 import { EventTail } from '../../daemon/store/event-tail.js';
 import { createLogger } from '../../daemon/shared/log.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
-import { readEventsAfter, type StoredEvent } from '../../daemon/store/events.js';
+import type { StoredEvent } from '../../daemon/store/events.js';
 import { Store } from '../../daemon/store/store.js';
 import { openTempStore, useCleanups } from '../helpers/store.js';
+import { environmentOf } from '../../daemon/store/environment.js';
 
 const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);
 const facts: PingFacts = { method: 'GET', scheme: 'http', remoteAddr: '127.0.0.1', ua: 't', body: Buffer.alloc(0), rid: null };
@@ -55,7 +57,7 @@ describe('the event tail and this process’s commits', () => {
     tail.drain();
     tail.drain();
 
-    const logged = readEventsAfter(store.db, from, 100);
+    const logged = store.eventsAfter(from, 100);
     expect(seen.map((e) => [e.rev, e.type])).toEqual(logged.map((e) => [e.rev, e.type]));
     expect(seen.map((e) => e.type)).toEqual(['ping.received', 'flip', 'channel.changed', 'ping.received']);
     expect(seen).toEqual(logged);
@@ -70,12 +72,21 @@ describe('the event tail and this process’s commits', () => {
     const { tail, seen } = tailOf(store);
     const recording = pings.record(uuid, 'start', null, facts);
     // A poll that runs before the ping's commit is handed over would read it from the log.
-    await store.db.root.committed;
+    await environmentOf(store).root.committed;
     tail.drain();
     await recording;
     tail.drain();
-    expect(seen.map((e) => e.rev)).toEqual(readEventsAfter(store.db, 0, 100).slice(-seen.length).map((e) => e.rev));
+    expect(seen.map((e) => e.rev)).toEqual(store.eventsAfter(0, 100).slice(-seen.length).map((e) => e.rev));
     expect(new Set(seen.map((e) => e.rev)).size).toBe(seen.length);
+  });
+
+  it('a durable commit of this process wakes it: no drain call or poll needed', async () => {
+    const { store, uuid, pings } = await setup();
+    const { tail, seen } = tailOf(store); // never started: no poll
+    expect(await pings.record(uuid, 'start', null, facts)).toBe('ok');
+    await new Promise((r) => setImmediate(r));
+    expect(seen.map((e) => e.type)).toEqual(['ping.received']);
+    expect(tail.revision).toBe(store.revision());
   });
 
   it('a stopped tail keeps nothing it is handed', async () => {

@@ -8,7 +8,8 @@ import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
 import { Store } from '../../daemon/store/store.js';
-import { closeDb, openDb, SCHEMA_VERSION } from '../../daemon/store/db.js';
+import { closeDb, openDb } from '../../daemon/store/db.js';
+import { SCHEMA_VERSION } from '../../daemon/store/schema.js';
 import { applyJournalSync, prepareJournalApply, writePreparedApply } from '../../daemon/store/journal.js';
 import { api, createProjectCli, REPO_ROOT, runCli, startChild, tempDir } from '../helpers/daemon.js';
 import { JournalWriter } from '../../daemon/store/journal-writer.js';
@@ -19,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { useCleanups } from '../helpers/store.js';
+import { environmentOf } from '../../daemon/store/environment.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const facts = (body = ''): PingFacts => ({
@@ -48,7 +50,7 @@ describe('the ping journal', () => {
   it('a committed ping whose flush callback never comes (its batch failed) is answered once a later commit fails', async () => {
     const { store, pings, uuid } = await setup();
     await pings.record(uuid, 'success', null, facts('first')); // new → up, with its flip
-    const root = store.db.root as unknown as { flushed: unknown; transaction: (fn: () => unknown) => Promise<unknown> };
+    const root = environmentOf(store).root as unknown as { flushed: unknown; transaction: (fn: () => unknown) => Promise<unknown> };
     const realFlushed = root.flushed;
     const realTransaction = root.transaction;
     // What lmdb-js does when the batch after a commit fails: that commit's flush waiters are never called.
@@ -80,7 +82,7 @@ describe('the ping journal', () => {
     const held = () => pending.visiblePings(uuid, () => true).length;
     expect(held()).toBe(1);
     // What lmdb-js does when the disk is full: the callback runs, the commit is refused.
-    const root = store.db.root as unknown as { transaction: (fn: () => unknown) => Promise<unknown> };
+    const root = environmentOf(store).root as unknown as { transaction: (fn: () => unknown) => Promise<unknown> };
     const real = root.transaction.bind(root);
     root.transaction = async (fn) => {
       fn();
@@ -108,9 +110,9 @@ describe('the ping journal', () => {
     expect(await pings.record(uuid, 'success', null, facts('three'))).toBe('ok');
 
     // Pings 2 and 3 are journaled: not in the B-trees yet...
-    expect(store.db.checks.get(uuid)!.nPings).toBe(1);
-    expect(store.db.pings.get([uuid, 3])).toBeUndefined();
-    expect([...store.db.journal!.getKeys()].map((k) => k[1])).toEqual([uuid, uuid]);
+    expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(1);
+    expect(environmentOf(store).pings.get([uuid, 3])).toBeUndefined();
+    expect([...environmentOf(store).journal!.getKeys()].map((k) => k[1])).toEqual([uuid, uuid]);
     // ...but every read already has them, the duration included.
     const read = () => ({
       check: store.getCheck(uuid),
@@ -127,9 +129,9 @@ describe('the ping journal', () => {
     expect(before.second).toBe('two');
 
     await store.applyJournal();
-    expect([...store.db.journal!.getKeys()]).toEqual([]);
-    expect(store.db.checks.get(uuid)!.nPings).toBe(3);
-    expect([...store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([1, 2, 3]);
+    expect([...environmentOf(store).journal!.getKeys()]).toEqual([]);
+    expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(3);
+    expect([...environmentOf(store).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([1, 2, 3]);
     expect(read()).toEqual(before);
     expect(store.listFlips(uuid).map((f) => f.newStatus)).toEqual(['up']);
   });
@@ -141,7 +143,7 @@ describe('the ping journal', () => {
       clock.advance(1000);
     }
     const before = { check: store.getCheck(uuid), list: store.listPings(uuid, 10) };
-    expect([...store.db.journal!.getKeys()]).toHaveLength(2);
+    expect([...environmentOf(store).journal!.getKeys()]).toHaveLength(2);
     // What the journal worker does, in its own handle (the worker opens the data dir itself).
     const other = openDb(dir.path);
     cleanups.push(() => closeDb(other));
@@ -152,9 +154,9 @@ describe('the ping journal', () => {
     execFileSync('cp', [join(dir.path, 'data.mdb'), join(copy.path, 'data.mdb')]);
     const copied = Store.open(copy.path, { readOnly: true });
     cleanups.push(() => copied.close());
-    expect([...copied.db.journal!.getKeys()]).toEqual([]);
-    expect(copied.db.checks.get(uuid)).toEqual(before.check);
-    expect([...copied.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([1, 2, 3]);
+    expect([...environmentOf(copied).journal!.getKeys()]).toEqual([]);
+    expect(environmentOf(copied).checks.get(uuid)).toEqual(before.check);
+    expect([...environmentOf(copied).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([1, 2, 3]);
     // And the store that journaled them reads the same as before, although its
     // read snapshot was taken before that commit.
     store.forgetPendingUpTo(store.revision());
@@ -167,14 +169,14 @@ describe('the ping journal', () => {
       clock.advance(1000);
       await pings.record(uuid, 'success', null, facts());
     }
-    expect(store.db.checks.get(uuid)!.nPings).toBe(1);
+    expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(1);
     // A rename, written the way the API writes it: read, change, save.
     await store.transact(() => {
       const current = store.getCheck(uuid)!;
       store.saveCheckInTxn({ ...current, name: 'renamed' }, clock.now(), 'check.updated');
     });
-    expect(store.db.checks.get(uuid)).toMatchObject({ name: 'renamed', nPings: 3, lastPing: T0 + 3000 });
-    expect([...store.db.journal!.getKeys()]).toEqual([]);
+    expect(environmentOf(store).checks.get(uuid)).toMatchObject({ name: 'renamed', nPings: 3, lastPing: T0 + 3000 });
+    expect([...environmentOf(store).journal!.getKeys()]).toEqual([]);
     // The next ping starts from the renamed check.
     clock.advance(1000);
     await pings.record(uuid, 'success', null, facts());
@@ -187,19 +189,19 @@ describe('the ping journal', () => {
       clock.advance(1000);
       await pings.record(uuid, 'success', null, facts(`#${i + 1}`));
     }
-    expect(store.db.journal!.getKeysCount()).toBe(2);
+    expect(environmentOf(store).journal!.getKeysCount()).toBe(2);
     const other = Store.open(dir.path);
     try {
       // The journal is read and the writes are queued; before they run, another
       // writer applies the journal itself and renames the check.
       const applying = store.applyJournalQueued();
-      other.db.root.transactionSync(() => {
+      environmentOf(other).root.transactionSync(() => {
         other.applyJournalInTxn();
-        other.db.checks.put(uuid, { ...other.getCheck(uuid)!, name: 'renamed elsewhere' });
+        environmentOf(other).checks.put(uuid, { ...other.getCheck(uuid)!, name: 'renamed elsewhere' });
       });
       await applying;
-      expect(store.db.checks.get(uuid)).toMatchObject({ name: 'renamed elsewhere', nPings: 3 });
-      expect(store.db.journal!.getKeysCount()).toBe(0);
+      expect(environmentOf(store).checks.get(uuid)).toMatchObject({ name: 'renamed elsewhere', nPings: 3 });
+      expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
       expect(store.listPings(uuid, 10).map((p) => Buffer.from(p.body!).toString())).toEqual(['#3', '#2', '#1']);
     } finally {
       await other.close();
@@ -217,15 +219,15 @@ describe('the ping journal', () => {
         await pings.record(uuid, i % 4 === 0 ? 'start' : 'success', null, facts(`#${i}`));
         if (i === 3) await store.applyJournal();
       }
-      expect(store.db.journal!.getKeysCount()).toBe(9);
+      expect(environmentOf(store).journal!.getKeysCount()).toBe(9);
       const rev = store.revision();
-      if (prepared) expect(applyJournalSync(store.db)).toBe(rev);
+      if (prepared) expect(applyJournalSync(environmentOf(store))).toBe(rev);
       else await store.applyJournal();
       store.forgetPendingUpTo(rev);
       runs.push({
-        check: { ...store.db.checks.get(uuid)!, uuid: '', badgeKey: '', projectId: '' },
-        log: [...store.db.pings.getRange({ start: [uuid, 0], end: [uuid, Infinity] })].map(({ key, value }) => [key[1], value.kind, value.duration, Buffer.from(value.body!).toString()]),
-        journal: store.db.journal!.getKeysCount(),
+        check: { ...environmentOf(store).checks.get(uuid)!, uuid: '', badgeKey: '', projectId: '' },
+        log: [...environmentOf(store).pings.getRange({ start: [uuid, 0], end: [uuid, Infinity] })].map(({ key, value }) => [key[1], value.kind, value.duration, Buffer.from(value.body!).toString()]),
+        journal: environmentOf(store).journal!.getKeysCount(),
       });
     }
     expect(runs[1]).toEqual(runs[0]);
@@ -238,17 +240,17 @@ describe('the ping journal', () => {
     const { store, pings, uuid, clock } = await setup(100);
     // A ping log far over its limit of 100: 1,500 pings stored directly.
     await store.transact(() => {
-      for (let n = 1; n <= 1500; n++) store.db.pings.put([uuid, n], { n, date: T0, kind: 'log', scheme: 'http', remoteAddr: null, method: 'GET', ua: '', rid: null, exitStatus: null, duration: null, body: null });
-      store.db.checks.put(uuid, { ...store.db.checks.get(uuid)!, nPings: 1500 });
+      for (let n = 1; n <= 1500; n++) environmentOf(store).pings.put([uuid, n], { n, date: T0, kind: 'log', scheme: 'http', remoteAddr: null, method: 'GET', ua: '', rid: null, exitStatus: null, duration: null, body: null });
+      environmentOf(store).checks.put(uuid, { ...environmentOf(store).checks.get(uuid)!, nPings: 1500 });
     });
-    const logKeys = () => [...store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1]);
+    const logKeys = () => [...environmentOf(store).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1]);
     clock.advance(1000);
     await pings.record(uuid, 'log', null, facts('#1501'));
-    applyJournalSync(store.db);
+    applyJournalSync(environmentOf(store));
     expect(logKeys()).toEqual(Array.from({ length: 501 }, (_, i) => 1001 + i));
     clock.advance(1000);
     await pings.record(uuid, 'log', null, facts('#1502'));
-    applyJournalSync(store.db);
+    applyJournalSync(environmentOf(store));
     expect(logKeys()).toEqual(Array.from({ length: 100 }, (_, i) => 1403 + i));
   });
 
@@ -258,21 +260,21 @@ describe('the ping journal', () => {
       clock.advance(1000);
       await pings.record(uuid, 'success', null, facts(`#${i}`));
     }
-    const prepared = prepareJournalApply(store.db)!;
+    const prepared = prepareJournalApply(environmentOf(store))!;
     expect(prepared.entries).toHaveLength(2);
     // Between the preparation and its write, another writer applies the journal and renames the check...
     const other = Store.open(dir.path);
     cleanups.push(() => other.close());
-    other.db.root.transactionSync(() => {
+    environmentOf(other).root.transactionSync(() => {
       other.applyJournalInTxn();
-      other.db.checks.put(uuid, { ...other.getCheck(uuid)!, name: 'renamed elsewhere' });
+      environmentOf(other).checks.put(uuid, { ...other.getCheck(uuid)!, name: 'renamed elsewhere' });
     });
     // ...and a ping is journaled after that.
     clock.advance(1000);
     await pings.record(uuid, 'success', null, facts('#4'));
-    expect(writePreparedApply(store.db, prepared)).toBe(store.revision());
-    expect(store.db.checks.get(uuid)).toMatchObject({ name: 'renamed elsewhere', nPings: 4 });
-    expect(store.db.journal!.getKeysCount()).toBe(0);
+    expect(writePreparedApply(environmentOf(store), prepared)).toBe(store.revision());
+    expect(environmentOf(store).checks.get(uuid)).toMatchObject({ name: 'renamed elsewhere', nPings: 4 });
+    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
     store.forgetPendingUpTo(store.revision());
     expect(store.listPings(uuid, 10).map((p) => Buffer.from(p.body!).toString())).toEqual(['#4', '#3', '#2', '#1']);
   });
@@ -283,18 +285,18 @@ describe('the ping journal', () => {
       clock.advance(1000);
       await pings.record(uuid, 'success', null, facts(`#${i}`));
     }
-    const prepared = prepareJournalApply(store.db)!;
+    const prepared = prepareJournalApply(environmentOf(store))!;
     const appliedUpTo = prepared.newest[0];
     clock.advance(1000);
     await pings.record(uuid, 'log', null, facts('#4'));
-    expect(writePreparedApply(store.db, prepared)).toBe(appliedUpTo);
-    expect(store.db.checks.get(uuid)!.nPings).toBe(3);
-    expect([...store.db.journal!.getKeys()].map((k) => k[0])).toEqual([store.revision()]);
+    expect(writePreparedApply(environmentOf(store), prepared)).toBe(appliedUpTo);
+    expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(3);
+    expect([...environmentOf(store).journal!.getKeys()].map((k) => k[0])).toEqual([store.revision()]);
     // Reads are unchanged throughout: the fourth ping is still served from the journal.
     store.forgetPendingUpTo(appliedUpTo);
     expect(store.getCheck(uuid)!.nPings).toBe(4);
     expect(store.listPings(uuid, 10).map((p) => p.n)).toEqual([4, 3, 2, 1]);
-    expect(prepareJournalApply(store.db)!.entries).toHaveLength(1);
+    expect(prepareJournalApply(environmentOf(store))!.entries).toHaveLength(1);
   });
 
   it('the ping log cap holds while pings wait in the journal and after they are applied', async () => {
@@ -305,7 +307,7 @@ describe('the ping journal', () => {
     }
     expect(store.listPings(uuid, 5).map((p) => p.n)).toEqual([12, 11, 10, 9, 8]);
     await store.applyJournal();
-    expect([...store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([8, 9, 10, 11, 12]);
+    expect([...environmentOf(store).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([8, 9, 10, 11, 12]);
   });
 
   it('another Store on the same data dir (an admin command, a backup copy) sees journaled pings', async () => {
@@ -313,7 +315,7 @@ describe('the ping journal', () => {
     await pings.record(uuid, 'success', null, facts());
     clock.advance(1000);
     await pings.record(uuid, 'log', null, facts('output'));
-    expect(store.db.journal!.getKeysCount()).toBe(1);
+    expect(environmentOf(store).journal!.getKeysCount()).toBe(1);
     const reader = Store.open(dir.path, { readOnly: true });
     try {
       expect(reader.getCheck(uuid)).toMatchObject({ nPings: 2, status: 'up' });
@@ -326,13 +328,13 @@ describe('the ping journal', () => {
   it('a data dir from before the journal (schema version 1) opens read-only, for backup and export', async () => {
     const { dir, store, uuid } = await setup();
     // Make it look like version 1 wrote it: no journal database, version 1.
-    await store.db.journal!.drop();
-    await store.db.meta.put('schemaVersion', 1);
+    await environmentOf(store).journal!.drop();
+    await environmentOf(store).meta.put('schemaVersion', 1);
     await store.close();
     cleanups.pop();
     const reader = Store.open(dir.path, { readOnly: true });
     try {
-      expect(reader.db.journal).toBeUndefined();
+      expect(environmentOf(reader).journal).toBeUndefined();
       expect(reader.getCheck(uuid)?.nPings).toBe(0);
       expect(reader.listPings(uuid, 10)).toEqual([]);
     } finally {
@@ -344,8 +346,8 @@ describe('the ping journal', () => {
     // Opened for writing, it is upgraded: the journal appears, the version is current.
     const writer = Store.open(dir.path);
     try {
-      expect(writer.db.journal).toBeDefined();
-      expect(writer.db.meta.get('schemaVersion')).toBe(SCHEMA_VERSION);
+      expect(environmentOf(writer).journal).toBeDefined();
+      expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
     } finally {
       await writer.close();
     }
@@ -359,7 +361,7 @@ describe('the ping journal', () => {
     await store.transact(() => store.deleteCheckInTxn(store.getCheck(uuid)!, clock.now()));
     expect(store.getCheck(uuid)).toBeUndefined();
     expect(store.listPings(uuid, 10)).toEqual([]);
-    expect(store.db.journal!.getKeysCount()).toBe(0);
+    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
     expect(await pings.record(uuid, 'success', null, facts())).toBe('missing');
   });
 });
@@ -378,9 +380,9 @@ describe('the built daemon', () => {
     expect(await d.stop('SIGKILL')).toBeNull();
     const store = Store.open(dir.path, { readOnly: true });
     try {
-      expect(store.db.journal!.getKeysCount()).toBe(0);
-      expect(store.db.checks.get(uuid)).toMatchObject({ nPings: 20, status: 'up' });
-      const logged = [...store.db.pings.getRange({ start: [uuid, 0], end: [uuid, Infinity] })];
+      expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+      expect(environmentOf(store).checks.get(uuid)).toMatchObject({ nPings: 20, status: 'up' });
+      const logged = [...environmentOf(store).pings.getRange({ start: [uuid, 0], end: [uuid, Infinity] })];
       expect(logged.map(({ value }) => Buffer.from(value.body!).toString())).toEqual(Array.from({ length: 20 }, (_, i) => `#${i + 1}`));
     } finally {
       await store.close();
@@ -424,8 +426,8 @@ describe('the built daemon on a full disk', () => {
     expect(await d.stop('SIGKILL')).toBeNull();
     const store = Store.open(dir.path, { readOnly: true });
     try {
-      expect(store.db.journal!.getKeysCount()).toBe(0);
-      expect(store.db.checks.get(uuid)!.nPings).toBe(acked);
+      expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+      expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(acked);
     } finally {
       await store.close();
     }
@@ -438,7 +440,7 @@ describe('JournalWriter', () => {
     await pings.record(uuid, 'success', null, facts());
     clock.advance(1000);
     await pings.record(uuid, 'success', null, facts('journaled'));
-    expect(store.db.journal!.getKeysCount()).toBe(1);
+    expect(environmentOf(store).journal!.getKeysCount()).toBe(1);
     // A data dir below a regular file: the worker's open fails with ENOTDIR.
     const unusable = join(dir.path, 'data.mdb', 'data');
     const lines: string[] = [];
@@ -447,10 +449,10 @@ describe('JournalWriter', () => {
     const script = pathToFileURL(join(REPO_ROOT, 'dist/daemon/store/journal-worker.js'));
     const writer = new JournalWriter(store, unusable, createLogger('info', out), 50, script);
     try {
-      for (let i = 0; i < 100 && store.db.journal!.getKeysCount() > 0; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(store.db.journal!.getKeysCount()).toBe(0);
-      expect(store.db.checks.get(uuid)!.nPings).toBe(2);
-      expect(Buffer.from(store.db.pings.get([uuid, 2])!.body!).toString()).toBe('journaled');
+      for (let i = 0; i < 100 && environmentOf(store).journal!.getKeysCount() > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+      expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(2);
+      expect(Buffer.from(environmentOf(store).pings.get([uuid, 2])!.body!).toString()).toBe('journaled');
       expect(lines.join('')).toContain('applying the journal on the main thread from now on');
     } finally {
       await writer.stop();

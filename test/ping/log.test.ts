@@ -16,6 +16,7 @@ import {
   RID_B,
   usePingDaemon,
 } from './support.js';
+import { environmentOf } from '../../daemon/store/environment.js';
 
 /** 2020-06-01T12:00:00Z */
 const T0 = Date.UTC(2020, 5, 1, 12, 0, 0);
@@ -155,7 +156,7 @@ describe('the ping log window', () => {
     // The dropped pings are gone from the store, not only hidden (pings reach
     // the ping-log B-tree when the journal is applied: store/journal.ts).
     await env.d.daemon.store.applyJournal();
-    const stored = [...env.d.daemon.store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })];
+    const stored = [...environmentOf(env.d.daemon.store).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })];
     expect(stored.map((k) => k[1])).toEqual([4, 5, 6, 7, 8]);
     expect((await api(env.url, `/api/v3/checks/${uuid}`, { key: project.apiKey })).json.n_pings).toBe(8);
   });
@@ -166,7 +167,7 @@ describe('the ping log window', () => {
     const uuid = r.json.uuid as string;
     for (let i = 1; i <= 205; i++) await ping(env, uuid);
     await env.d.daemon.store.applyJournal();
-    const stored = [...env.d.daemon.store.db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })];
+    const stored = [...environmentOf(env.d.daemon.store).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })];
     expect(stored.map((k) => k[1])).toEqual([201, 202, 203, 204, 205]);
     const list = await api(env.url, `/api/v3/checks/${uuid}/pings/`, { key: project.apiKey });
     expect(list.json.pings.map((p: any) => p.n)).toEqual([205, 204, 203, 202, 201]);
@@ -284,7 +285,7 @@ describe('deleting a check', () => {
       await ping(env, `${c.uuid}/fail`, { method: 'POST', body: 'boom' });
       await ping(env, c.uuid);
     }
-    const { db } = env.d.daemon.store;
+    const db = environmentOf(env.d.daemon.store);
     const pingKeys = (uuid: string) => [...db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })];
     const flipKeys = (uuid: string) => [...db.flips.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })];
     expect(pingKeys(doomed.uuid)).toHaveLength(3);

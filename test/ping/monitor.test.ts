@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, startInProcess, tempDir, type InProcessDaemon } from '../helpers/daemon.js';
 import { newCheck } from '../../daemon/domain/check-input.js';
-import { readEventsAfter } from '../../daemon/store/events.js';
 import { api, send, waitFor } from './support.js';
 
 const SEC = 1000;
@@ -42,11 +41,10 @@ describe('while running (real clock)', () => {
         const c = store.getCheck(uuid)!;
         store.saveCheckInTxn({ ...c, lastPing: deadline - 120 * SEC, alertAfter: deadline }, Date.now(), 'check.updated');
       });
-      d.daemon.events.nudge();
       const flip = await waitFor(() => store.listFlips(uuid).find((f) => f.newStatus === 'down'), 5000, 'the down flip');
       expect(flip).toMatchObject({ created: deadline, oldStatus: 'up', newStatus: 'down', reason: 'timeout', processed: false });
       // Stored within a second of the deadline: the evaluation instant is the event's time.
-      const event = readEventsAfter(store.db, revBefore, 100).find((e) => e.type === 'status.changed' && e.checkUuid === uuid)!;
+      const event = store.eventsAfter(revBefore, 100).find((e) => e.type === 'status.changed' && e.checkUuid === uuid)!;
       expect(event.at - deadline).toBeGreaterThanOrEqual(0);
       expect(event.at - deadline).toBeLessThan(1000);
       expect(store.getCheck(uuid)).toMatchObject({ status: 'down', alertAfter: null });

@@ -20,6 +20,7 @@ import { api, createProjectCli, startChild, startInProcess, tempDir, type ChildD
 import { Store } from '../../daemon/store/store.js';
 import { COMMIT_FAILED_MESSAGE } from '../../daemon/store/write-failure.js';
 import { useCleanups } from '../helpers/store.js';
+import { environmentOf } from '../../daemon/store/environment.js';
 
 const cleanups = useCleanups();
 
@@ -48,18 +49,18 @@ describe('LMDB map size', () => {
     const store = Store.open(dir.path);
     const digests: string[] = [];
     try {
-      const mapBefore = (store.db.root.getStats() as { mapSize: number }).mapSize;
+      const mapBefore = (environmentOf(store).root.getStats() as { mapSize: number }).mapSize;
       expect(mapBefore).toBeLessThanOrEqual(INITIAL_MAP);
       for (let t = 0; t < 10; t++) {
         await store.transact(() => {
           for (let i = 0; i < 16; i++) {
             const buf = randomBytes(MiB);
             digests.push(createHash('sha256').update(buf).digest('hex'));
-            store.db.meta.put(`blob-${t * 16 + i}`, buf);
+            environmentOf(store).meta.put(`blob-${t * 16 + i}`, buf);
           }
         });
       }
-      const mapAfter = (store.db.root.getStats() as { mapSize: number }).mapSize;
+      const mapAfter = (environmentOf(store).root.getStats() as { mapSize: number }).mapSize;
       expect(mapAfter).toBeGreaterThan(160 * MiB);
       expect(statSync(join(dir.path, 'data.mdb')).size).toBeGreaterThan(160 * MiB);
       console.info(`map size ${mapBefore / MiB} MiB -> ${Math.round(mapAfter / MiB)} MiB`);
@@ -70,7 +71,7 @@ describe('LMDB map size', () => {
     const again = Store.open(dir.path, { readOnly: true });
     try {
       digests.forEach((digest, i) => {
-        const v = again.db.meta.get(`blob-${i}`) as Uint8Array;
+        const v = environmentOf(again).meta.get(`blob-${i}`) as Uint8Array;
         expect(createHash('sha256').update(v).digest('hex'), `blob-${i}`).toBe(digest);
       });
     } finally {

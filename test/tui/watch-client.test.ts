@@ -9,6 +9,7 @@ import { initialState, reducer, type TuiState } from '../../tui/state.js';
 import { grpc } from '../../tui/rpc.js';
 import type { WatchEventMsg } from '../../tui/wire.js';
 import { plantChecks } from '../helpers/store.js';
+import { environmentOf } from '../../daemon/store/environment.js';
 
 const FAST = { initialMs: 50, maxMs: 300 };
 
@@ -298,7 +299,7 @@ describe('WatchClient against a real daemon', () => {
     // Retention pruned the log up to and including the revision right after
     // the client's: resuming from there is impossible.
     await other.daemon.store.transact(() => {
-      for (let rev = 1; rev <= seen + 1; rev++) other.daemon.store.db.events.remove(rev);
+      for (let rev = 1; rev <= seen + 1; rev++) environmentOf(other.daemon.store).events.remove(rev);
     });
     await other.stop();
 
