@@ -138,6 +138,18 @@ export function buildProgram(): Command {
     .option('--replace', 'replace projects with the same id, with all their checks', false)
     .action(opsAction(async (file: string, opts) => importData(opts.dataDir, file, opts, makeOutput(opts.json))));
 
+  const cron = program.command('cron').description('find the jobs in crontabs and watch them');
+  adminCommand(cron.command('scan').description('list the jobs of crontabs (system, cron.d and yours, or FILEs) with a check for each'))
+    .argument('[file...]', 'crontab files (default: /etc/crontab, /etc/cron.d/*, crontab -l)')
+    .option('--project <id>', 'the project whose checks watch the jobs')
+    .option('--create', 'create a check for each job (needs --project)', false)
+    .option('--print-crontab', 'print the crontabs with each job wrapped by checkd run (edits nothing)', false)
+    .option('--system', 'read FILEs as system crontabs (a user field before the command)', false)
+    .addOption(new Option('--url <base>', 'ping base for the printed checkd run lines').env('CHECKD_URL'))
+    .action(async (files: string[], opts) =>
+      (await import('./cron-scan.js')).cronScan(opts.dataDir, { files, ...opts }, makeOutput(opts.json)),
+    );
+
   program
     .command('run')
     .description('run a job under the monitor: ping /start, pass its output through, ping /<exit status>')
