@@ -32,7 +32,7 @@ function noProject(id: string): UsageError {
   return new UsageError(`no project with id "${id}" (see: checkd project list)`);
 }
 
-function requireProject(store: Store, id: string) {
+export function requireProject(store: Store, id: string) {
   const project = store.getProject(id);
   if (!project) throw noProject(id);
   return project;
@@ -42,7 +42,7 @@ function requireProject(store: Store, id: string) {
  * Open the store for a command about an existing project. A data dir without
  * an environment has no projects: refuse without creating anything there.
  */
-function openForProject(dataDir: string, projectId: string): Store {
+export function openForProject(dataDir: string, projectId: string): Store {
   if (inspectDataDir(dataDir) !== 'env') throw noProject(projectId);
   return Store.open(dataDir);
 }

@@ -60,6 +60,8 @@ export function buildProgram(): Command {
     .version(packageVersion())
     // Inherited by the commands added below: after a usage error, say where help is.
     .showHelpAfterError('(run with --help for usage)')
+    // `checkd run ... -- COMMAND --flag`: the command's own options are not ours.
+    .enablePositionalOptions()
     .exitOverride();
 
   program
@@ -135,6 +137,37 @@ export function buildProgram(): Command {
     .argument('<file>', 'export file, - for stdin')
     .option('--replace', 'replace projects with the same id, with all their checks', false)
     .action(opsAction(async (file: string, opts) => importData(opts.dataDir, file, opts, makeOutput(opts.json))));
+
+  const cron = program.command('cron').description('find the jobs in crontabs and watch them');
+  adminCommand(cron.command('scan').description('list the jobs of crontabs (system, cron.d and yours, or FILEs) with a check for each'))
+    .argument('[file...]', 'crontab files (default: /etc/crontab, /etc/cron.d/*, crontab -l)')
+    .option('--project <id>', 'the project whose checks watch the jobs')
+    .option('--create', 'create a check for each job (needs --project)', false)
+    .option('--print-crontab', 'print the crontabs with each job wrapped by checkd run (edits nothing)', false)
+    .option('--system', 'read FILEs as system crontabs (a user field before the command)', false)
+    .addOption(new Option('--url <base>', 'ping base for the printed checkd run lines').env('CHECKD_URL'))
+    .action(async (files: string[], opts) =>
+      (await import('./cron-scan.js')).cronScan(opts.dataDir, { files, ...opts }, makeOutput(opts.json)),
+    );
+
+  program
+    .command('run')
+    .description('run a job under the monitor: ping /start, pass its output through, ping /<exit status>')
+    .usage('(--uuid UUID | --slug SLUG --ping-key KEY) [--url BASE] -- COMMAND [ARG...]')
+    .option('--uuid <uuid>', 'the check, by UUID')
+    .option('--slug <slug>', 'the check, by slug (with --ping-key)')
+    .addOption(new Option('--ping-key <key>', "the project's ping key, for --slug").env('CHECKD_PING_KEY'))
+    .addOption(new Option('--url <base>', 'where checkd answers pings').env('CHECKD_URL').default('http://127.0.0.1:8000'))
+    .argument('<command...>', 'the command and its arguments')
+    .passThroughOptions()
+    .action(async (command: string[], opts: { uuid?: string; slug?: string; pingKey?: string; url: string }) => {
+      const { runJob, checkRunTarget } = await import('./run.js');
+      const target = checkRunTarget(opts);
+      if (typeof target === 'string') throw new UsageError(target);
+      const status = await runJob({ target, command: command[0]!, args: command.slice(1) });
+      await new Promise((resolve) => process.stdout.write('', resolve));
+      process.exit(status);
+    });
 
   return program;
 }
