@@ -51,7 +51,7 @@ describe('checkd cron scan', () => {
     expect(listed.jobs.map((j: any) => j.check)).toEqual(uuids);
 
     const daemon = await serve(['--data-dir', dir, ...PORT0]);
-    onTestFinished(() => daemon.stop());
+    onTestFinished(async () => void (await daemon.stop()));
     const list = await api(daemon.url, '/api/v3/checks/', { key: project.api_key });
     const byName = new Map(list.json.checks.map((c: any) => [c.name, c]));
     expect(list.json.checks).toHaveLength(5);
@@ -79,7 +79,7 @@ describe('checkd cron scan', () => {
     const dir = dataDir();
     const project = await createProject(dir, 'cron');
     const daemon = await serve(['--data-dir', dir, ...PORT0]);
-    onTestFinished(() => daemon.stop());
+    onTestFinished(async () => void (await daemon.stop()));
     const tmp = tempDir();
     onTestFinished(() => tmp.cleanup());
     const crontab = join(tmp.path, 'tab');
