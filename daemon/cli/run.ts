@@ -2,13 +2,15 @@
 // with its output passed through, then pings /<exit status> with the tail of
 // that output, and exits as the command did. The monitor being down or slow
 // never fails the job and never holds it for long: the start ping runs beside
-// the job, and every ping gives up after a bounded time.
+// the job after a short wait, and every ping gives up after a bounded time.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { constants as osConstants } from 'node:os';
 
 /** How long pings may go on being retried after the job has ended. */
 export const PING_GIVE_UP_MS = 9_000;
+/** How long the job waits for its start ping to be answered before it runs anyway. */
+const START_WAIT_MS = 1_000;
 /** One attempt's timeout: a hung monitor costs at most this per try. */
 const ATTEMPT_TIMEOUT_MS = 3_000;
 /** The body limit assumed when the server does not say (the reference's default). */
@@ -169,6 +171,9 @@ export async function runJob(opts: RunOptions): Promise<number> {
     return r;
   });
 
+  // A monitor that answers at once records the start before the job runs (an
+  // exact duration); one that does not delays the job by START_WAIT_MS at most.
+  await Promise.race([started, new Promise((r) => setTimeout(r, START_WAIT_MS).unref())]);
   const status = await runCommand(opts.command, opts.args, tail, warn);
 
   // Both pings together stay within PING_GIVE_UP_MS of the job's end.
