@@ -291,16 +291,10 @@ export async function importData(
       let channels = 0;
       let keys = 0;
       for (const p of parsed.projects) {
-        db.projects.put(p.project.id, p.project);
-        db.pingKeys.put(p.project.pingKey, p.project.id);
-        db.projectBadgeKeys.put(p.project.badgeKey, p.project.id);
+        store.insertProjectInTxn(p.project, now);
         for (const k of p.apiKeys) db.apiKeys.put(k.digest, k.rec);
         keys += p.apiKeys.length;
-        store.appendEventInTxn({ at: now, type: 'project.changed', projectId: p.project.id, checkUuid: null });
-        for (const c of [...p.channels].sort((a, b) => a.createdAt - b.createdAt)) {
-          db.channels.put(c.id, c);
-          store.appendEventInTxn({ at: now, type: 'channel.changed', projectId: p.project.id, checkUuid: null });
-        }
+        for (const c of [...p.channels].sort((a, b) => a.createdAt - b.createdAt)) store.insertChannelInTxn(c, now);
         channels += p.channels.length;
         // In creation order: the project index keeps list order by created_at.
         for (const c of [...p.checks].sort((a, b) => a.createdAt - b.createdAt)) store.insertCheckInTxn(c, now);
