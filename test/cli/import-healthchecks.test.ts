@@ -198,6 +198,18 @@ describe('from a second checkd', { timeout: 60_000 }, () => {
     expect(JSON.parse(list.stdout).projects).toMatchObject([{ id: imported.doc.project, name: 'moved', n_checks: 7 }]);
   });
 
+  it('checkd export and import carry the disabled channels as they are', async () => {
+    const file = join(tmp.path, 'moved-export.json');
+    const exported = await runCli(['export', '--data-dir', targetDir, '--out', file]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const copy = join(tmp.path, 'copy');
+    const r = await runCli(['import', file, '--data-dir', copy, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ projects: 1, checks: 7, channels: 2 });
+    const listed = await runCli(['channel', 'list', '--project', imported.doc.project, '--data-dir', copy, '--json']);
+    expect(JSON.parse(listed.stdout).channels.map((c: { last_status: string }) => c.last_status)).toEqual(['disabled', 'disabled']);
+  });
+
   it('the readable output says what was done', async () => {
     const r = await runCli(['import', '--from-healthchecks', source.url, '--api-key', p.api_key, '--project', imported.doc.project, '--data-dir', targetDir]);
     expect(r.code, r.stderr).toBe(0);
