@@ -54,3 +54,8 @@ export function validateChannel(kind: string, rawValue: string): ChannelCheck {
 export function needsValue(channel: { value: string }): boolean {
   return channel.value === '';
 }
+
+/** The admin command that gives a channel its value, for the messages about one that needs it. */
+export function setValueCommand(channelId: string): string {
+  return `checkd channel update ${channelId} --value VALUE`;
+}

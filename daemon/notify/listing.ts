@@ -2,7 +2,7 @@
 // `checkd channel list` and served by gRPC ListChannels.
 import { NotifyStore, type DeliveryState } from '../store/notify.js';
 import type { Store } from '../store/store.js';
-import { needsValue } from '../domain/channel-kinds.js';
+import { needsValue, setValueCommand } from '../domain/channel-kinds.js';
 
 export interface ChannelDelivery {
   id: string;
@@ -31,7 +31,7 @@ export function listChannelDeliveries(store: Store, projectId: string): ChannelD
       kind: c.kind,
       createdAt: c.createdAt,
       state: disabled ? 'disabled' : (s?.state ?? 'never'),
-      error: disabled ? `needs a value: checkd channel update ${c.id} --value VALUE` : (s?.error ?? ''),
+      error: disabled ? `needs a value: ${setValueCommand(c.id)}` : (s?.error ?? ''),
       lastAttemptAt: s?.at ?? null,
       lastSuccessAt: s?.lastSuccessAt ?? null,
       lastDurationMs: s?.durationMs ?? null,

@@ -67,7 +67,6 @@ export async function fetchProject(client: HealthchecksClient, opts: FetchOption
   const step = () => opts.progress?.(++done, total);
 
   const list = await client.json('/checks/');
-  step();
   if (!isObject(list) || !Array.isArray(list.checks)) {
     throw new OpsError(`${client.base}/checks/ did not answer a check list: is that a Healthchecks or checkd server?`);
   }
@@ -78,6 +77,7 @@ export async function fetchProject(client: HealthchecksClient, opts: FetchOption
     else throw new OpsError(`${client.base}/checks/ gave check ${i + 1} without a valid uuid`);
   });
   total += 2 * docs.length;
+  step();
 
   let channels: unknown;
   try {

@@ -12,7 +12,7 @@ import { progressBar } from '../cli/progress.js';
 import { inspectDataDir } from '../store/db.js';
 import { Store } from '../store/store.js';
 import { systemClock } from '../shared/clock.js';
-import { needsValue } from '../domain/channel-kinds.js';
+import { needsValue, setValueCommand } from '../domain/channel-kinds.js';
 import { newUuid } from '../domain/ids.js';
 import type { ChannelRecord, ProjectRecord } from '../domain/types.js';
 import { PING_KEY_RE } from './export-fields.js';
@@ -242,7 +242,7 @@ function details(w: Written, target: Target): string[] {
   }
   if (w.toConfigure.length > 0) {
     lines.push('channels to configure (the API does not give their values; nothing is sent through them until they have one):');
-    for (const c of w.toConfigure) lines.push(`  ${c.id}  ${c.kind.padEnd(7)}  ${c.name ? `"${c.name}"` : '(no name)'}  checkd channel update ${c.id} --value VALUE`);
+    for (const c of w.toConfigure) lines.push(`  ${c.id}  ${c.kind.padEnd(7)}  ${c.name ? `"${c.name}"` : '(no name)'}  ${setValueCommand(c.id)}`);
   }
   if (w.unsupported.length > 0) {
     lines.push('channels not imported (checkd cannot deliver to their kind; checks lose these assignments):');
