@@ -8,6 +8,7 @@ import { listChannelDeliveries } from '../notify/listing.js';
 import { systemClock } from '../shared/clock.js';
 import { isoSeconds } from '../domain/format.js';
 import { UUID_RE } from '../domain/ids.js';
+import { needsValue, setValueCommand } from '../domain/channel-kinds.js';
 import { UsageError, type Output } from './admin.js';
 import { resolveNotifyConfig, type RawNotifyOptions } from '../config/notify.js';
 import { testNotification } from '../notify/notifier.js';
@@ -69,6 +70,9 @@ export async function channelTest(
   try {
     const channel = store.getChannel(opts.id);
     if (!channel) throw new UsageError(noChannel);
+    if (needsValue(channel)) {
+      throw new UsageError(`channel ${channel.id} has no value yet (it was imported without it): ${setValueCommand(channel.id)}`);
+    }
     const now = systemClock.now();
     const projectName = store.getProject(channel.projectId)?.name ?? '';
     const baseUrl = (opts.baseUrl ?? process.env.CHECKD_BASE_URL ?? 'http://localhost:8000').replace(/\/+$/, '');

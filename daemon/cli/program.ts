@@ -19,7 +19,8 @@ import {
 } from './admin.js';
 import { backupDataDir } from '../ops/backup.js';
 import { opsAction } from '../ops/errors.js';
-import { exportData, importData } from '../ops/transfer.js';
+import { exportData } from '../ops/transfer.js';
+import { importCommand } from '../ops/import-command.js';
 import { installCommitFailureGuard } from '../store/write-failure.js';
 import { resolveNotifyConfig, type RawNotifyOptions } from '../config/notify.js';
 import { takeSignals } from './early-signals.js';
@@ -133,10 +134,16 @@ export function buildProgram(): Command {
   adminCommand(program.command('export').description('projects, API key digests, channels and checks as JSON'))
     .option('--out <file>', 'write to this file (mode 0600) instead of stdout')
     .action(opsAction(async (opts) => exportData(opts.dataDir, opts, makeOutput(opts.json))));
-  adminCommand(program.command('import').description('load a `checkd export` file (refuses ids that exist)'))
-    .argument('<file>', 'export file, - for stdin')
+  adminCommand(program.command('import').description('load a `checkd export` file (refuses ids that exist), or a project from Healthchecks'))
+    .argument('[file]', 'export file, - for stdin')
     .option('--replace', 'replace projects with the same id, with all their checks', false)
-    .action(opsAction(async (file: string, opts) => importData(opts.dataDir, file, opts, makeOutput(opts.json))));
+    .option('--from-healthchecks <url>', 'read a project from this Healthchecks (or checkd) site through its v3 API instead of a file')
+    .option('--api-key <key>', 'with --from-healthchecks: a read-write API key of the project')
+    .option('--project <id>', 'with --from-healthchecks: import into this project')
+    .option('--name <name>', 'with --from-healthchecks: import into the project of this name, created if missing')
+    .option('--ping-key <key>', "with --from-healthchecks: the project's ping key there, so that slug ping URLs keep working")
+    .option('--ping-bodies', 'with --from-healthchecks: also read the body of each logged ping (a request each)', false)
+    .action(opsAction(async (file: string | undefined, opts) => importCommand(opts.dataDir, file, opts, makeOutput(opts.json))));
 
   const cron = program.command('cron').description('find the jobs in crontabs and watch them');
   adminCommand(cron.command('scan').description('list the jobs of crontabs (system, cron.d and yours, or FILEs) with a check for each'))

@@ -44,3 +44,18 @@ export function validateChannel(kind: string, rawValue: string): ChannelCheck {
       return httpUrl(value, kind);
   }
 }
+
+/**
+ * Whether a channel still waits for its value: one imported from Healthchecks,
+ * whose API does not give channel secrets. No kind accepts an empty value, so
+ * nothing else makes such a channel; nothing is delivered through it until
+ * it is given one.
+ */
+export function needsValue(channel: { value: string }): boolean {
+  return channel.value === '';
+}
+
+/** The admin command that gives a channel its value, for the messages about one that needs it. */
+export function setValueCommand(channelId: string): string {
+  return `checkd channel update ${channelId} --value VALUE`;
+}

@@ -2,14 +2,15 @@
 // `checkd channel list` and served by gRPC ListChannels.
 import { NotifyStore, type DeliveryState } from '../store/notify.js';
 import type { Store } from '../store/store.js';
+import { needsValue, setValueCommand } from '../domain/channel-kinds.js';
 
 export interface ChannelDelivery {
   id: string;
   name: string;
   kind: string;
   createdAt: number;
-  /** "never" until something was sent through it. */
-  state: DeliveryState | 'never';
+  /** "never" until something was sent through it; "disabled" while it has no value (needsValue). */
+  state: DeliveryState | 'never' | 'disabled';
   error: string;
   lastAttemptAt: number | null;
   lastSuccessAt: number | null;
@@ -23,13 +24,14 @@ export function listChannelDeliveries(store: Store, projectId: string): ChannelD
   const ns = new NotifyStore(store);
   return store.listChannels(projectId).map((c) => {
     const s = ns.channelStatus(c.id);
+    const disabled = needsValue(c);
     return {
       id: c.id,
       name: c.name,
       kind: c.kind,
       createdAt: c.createdAt,
-      state: s?.state ?? 'never',
-      error: s?.error ?? '',
+      state: disabled ? 'disabled' : (s?.state ?? 'never'),
+      error: disabled ? `needs a value: ${setValueCommand(c.id)}` : (s?.error ?? ''),
       lastAttemptAt: s?.at ?? null,
       lastSuccessAt: s?.lastSuccessAt ?? null,
       lastDurationMs: s?.durationMs ?? null,

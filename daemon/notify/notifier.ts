@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { notifyEvent } from '../domain/status.js';
 import { isNoop, parseChannelValue } from '../domain/channel-values.js';
+import { needsValue } from '../domain/channel-kinds.js';
 import { checkToJson } from '../domain/representation.js';
 import { newCheck } from '../domain/check-input.js';
 import type { StoredEvent } from '../store/events.js';
@@ -216,7 +217,7 @@ export class Notifier {
     const channels: ChannelRecord[] = [];
     for (const id of new Set(check.channels)) {
       const channel = this.store.getChannel(id);
-      if (!channel || channel.projectId !== check.projectId) continue;
+      if (!channel || channel.projectId !== check.projectId || needsValue(channel)) continue;
       const parsed = parseChannelValue(channel.kind, channel.value);
       if (parsed.ok && isNoop(parsed.spec, event)) continue;
       channels.push(channel);

@@ -68,7 +68,7 @@ const rules = {
 };
 
 const uuid = rules.pattern(UUID_RE, 'a lowercase UUID');
-const PING_KEY_RE = /^[-a-zA-Z0-9_]{1,64}$/;
+export const PING_KEY_RE = /^[-a-zA-Z0-9_]{1,64}$/;
 const SHA256_RE = /^[0-9a-f]{64}$/;
 
 // Keyed by the record's own field names, so that a field added to a record

@@ -6,7 +6,7 @@
 import { createReadStream, openSync } from 'node:fs';
 import type { ApiKeyRecord } from '../store/schema.js';
 import { UsageError } from '../cli/admin.js';
-import { validateChannel } from '../domain/channel-kinds.js';
+import { needsValue, validateChannel } from '../domain/channel-kinds.js';
 import { detectScheduleKind, isValidSchedule } from '../domain/schedule/index.js';
 import { normalizeTimezone } from '../domain/timezones.js';
 import type { ChannelRecord, CheckRecord, ProjectRecord } from '../domain/types.js';
@@ -201,7 +201,8 @@ export class ExportValidation {
       const cp = `${pp}.channels[${j}]`;
       if (!checkObject(c, cp, CHANNEL_FIELDS, [], problems)) return;
       const channel = fromJson<ChannelRecord>(c, CHANNEL_FIELDS, { projectId: project.id });
-      const valid = validateChannel(channel.kind, channel.value);
+      // A channel waiting for its value (imported from Healthchecks) travels as it is.
+      const valid = needsValue(channel) ? { ok: true as const, value: '' } : validateChannel(channel.kind, channel.value);
       if (!valid.ok) problems.add(`${cp}.value`, `not a valid value for a ${channel.kind} channel (${valid.error})`);
       else if (valid.value !== channel.value) problems.add(`${cp}.value`, 'has surrounding blanks');
       this.unique('channel id', channel.id, `${cp}.id`, problems);

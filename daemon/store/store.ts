@@ -352,31 +352,50 @@ export class Store {
     input: { name: string; checkLimit: number; pingLogLimit: number },
     now: number,
   ): Promise<{ project: ProjectRecord; apiKey: string; apiKeyReadonly: string }> {
+    return this.transact(() => this.createProjectInTxn(input, now));
+  }
+
+  /**
+   * Inside a write transaction: a new project with a read-write and a read-only
+   * key (returned in clear, once) and a fresh ping key unless one is given.
+   */
+  createProjectInTxn(
+    input: { name: string; checkLimit: number; pingLogLimit: number; pingKey?: string },
+    now: number,
+  ): { project: ProjectRecord; apiKey: string; apiKeyReadonly: string } {
     const project: ProjectRecord = {
       id: newUuid(),
       name: input.name,
       checkLimit: input.checkLimit,
       pingLogLimit: input.pingLogLimit,
-      pingKey: newPingKey(),
+      pingKey: input.pingKey ?? newPingKey(),
       badgeKey: newUuid(),
       createdAt: now,
     };
     const apiKey = newApiKey(false);
     const apiKeyReadonly = newApiKey(true);
-    await this.transact(() => {
-      this.putKey(apiKey, { projectId: project.id, readOnly: false, createdAt: now });
-      this.putKey(apiKeyReadonly, { projectId: project.id, readOnly: true, createdAt: now });
-      this.insertProjectInTxn(project, now);
-    });
+    this.insertProjectInTxn(project, now);
+    this.putKey(apiKey, { projectId: project.id, readOnly: false, createdAt: now });
+    this.putKey(apiKeyReadonly, { projectId: project.id, readOnly: true, createdAt: now });
     return { project, apiKey, apiKeyReadonly };
   }
 
-  /** Inside a write transaction: store a project with its ping and badge keys. */
+  /** Inside a write transaction: store a project as given, with its ping key and badge key. */
   insertProjectInTxn(project: ProjectRecord, now: number): number {
     this.db.projects.put(project.id, project);
     this.db.pingKeys.put(project.pingKey, project.id);
     this.db.projectBadgeKeys.put(project.badgeKey, project.id);
     return this.append({ at: now, type: 'project.changed', projectId: project.id, checkUuid: null });
+  }
+
+  /** Inside a write transaction: give a project another ping key (slug ping URLs use it). */
+  setPingKeyInTxn(projectId: string, pingKey: string, now: number): void {
+    const project = this.db.projects.get(projectId);
+    if (!project || project.pingKey === pingKey) return;
+    this.db.pingKeys.remove(project.pingKey);
+    this.db.pingKeys.put(pingKey, projectId);
+    this.db.projects.put(projectId, { ...project, pingKey });
+    this.append({ at: now, type: 'project.changed', projectId, checkUuid: null });
   }
 
   /** Inside a write transaction: remove a project and all it owns (checks, channels, keys). */
