@@ -38,13 +38,29 @@ export function requireProject(store: Store, id: string) {
   return project;
 }
 
+/** Why a command found nothing where the data dir holds no checkd data (contract.md's wording). */
+export function noCheckdData(dataDir: string): string {
+  return `no checkd data in ${dataDir}; start \`checkd serve\` there first or pass --init`;
+}
+
 /**
  * Open the store for a command about an existing project. A data dir without
  * an environment has no projects: refuse without creating anything there.
  */
 export function openForProject(dataDir: string, projectId: string): Store {
-  if (inspectDataDir(dataDir) !== 'env') throw noProject(projectId);
+  if (inspectDataDir(dataDir) !== 'env') throw new UsageError(`no project with id "${projectId}" (${noCheckdData(dataDir)})`);
   return Store.open(dataDir);
+}
+
+/**
+ * Open the store, creating the data dir if it holds no checkd data yet, and
+ * say so on stderr: `project create`, `import` and `--init` may create one.
+ */
+export async function openCreating(dataDir: string): Promise<Store> {
+  const fresh = inspectDataDir(dataDir) !== 'env';
+  const store = Store.open(dataDir);
+  if (fresh) process.stderr.write(`checkd: no checkd data in ${dataDir}: created it\n`);
+  return store;
 }
 
 export async function projectCreate(
@@ -57,7 +73,7 @@ export async function projectCreate(
   if (name.length > 200) throw new UsageError('--name must be at most 200 characters');
   const checkLimit = parseCount(opts.checkLimit, '--check-limit', 0, 1_000_000);
   const pingLogLimit = parseCount(opts.pingLogLimit, '--ping-log-limit', 1, 100_000);
-  const store = Store.open(dataDir);
+  const store = await openCreating(dataDir);
   try {
     const { project, apiKey, apiKeyReadonly } = await store.createProject(
       { name, checkLimit, pingLogLimit },

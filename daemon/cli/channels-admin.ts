@@ -9,14 +9,14 @@ import { systemClock } from '../shared/clock.js';
 import { isoSeconds } from '../domain/format.js';
 import { UUID_RE } from '../domain/ids.js';
 import { needsValue, setValueCommand } from '../domain/channel-kinds.js';
-import { UsageError, type Output } from './admin.js';
+import { noCheckdData, UsageError, type Output } from './admin.js';
 import { resolveNotifyConfig, type RawNotifyOptions } from '../config/notify.js';
 import { testNotification } from '../notify/notifier.js';
 import { deliver } from '../notify/transports.js';
 
 function openExisting(dataDir: string, what: string, opts: { readOnly?: boolean } = {}): Store {
   // Never create an environment just to find nothing in it.
-  if (!existsSync(join(dataDir, 'data.mdb'))) throw new UsageError(`${what} (the data dir ${dataDir} holds no checkd data)`);
+  if (!existsSync(join(dataDir, 'data.mdb'))) throw new UsageError(`${what} (${noCheckdData(dataDir)})`);
   return Store.open(dataDir, opts);
 }
 

@@ -13,6 +13,7 @@ import {
   keyCreate,
   keyRevoke,
   makeOutput,
+  openCreating,
   projectCreate,
   projectList,
   UsageError,
@@ -52,7 +53,14 @@ function dataDirOption(): Option {
 }
 
 function adminCommand(cmd: Command): Command {
-  return cmd.addOption(dataDirOption()).option('--json', 'machine output: one JSON document on stdout', false);
+  return cmd
+    .addOption(dataDirOption())
+    .option('--json', 'machine output: one JSON document on stdout', false)
+    .option('--init', 'create the data dir if it holds no checkd data yet (said on stderr)', false)
+    .hook('preAction', async (_cmd, action) => {
+      const { init, dataDir } = action.opts<{ init?: boolean; dataDir: string }>();
+      if (init) await (await openCreating(dataDir)).close();
+    });
 }
 
 export function buildProgram(): Command {
@@ -96,11 +104,25 @@ export function buildProgram(): Command {
     projectList(opts.dataDir, makeOutput(opts.json)),
   );
 
+  adminCommand(project.command('update').description("change a project's name or limits"))
+    .argument('<id>', 'project id')
+    .option('--name <name>', 'new name')
+    .option('--check-limit <n>', 'how many checks it may have')
+    .option('--ping-log-limit <n>', 'how many pings each check keeps')
+    .action(async (id: string, opts) => (await import('./manage.js')).projectUpdate(opts.dataDir, id, opts, makeOutput(opts.json)));
+  adminCommand(project.command('delete').description('delete a project with its checks, pings, flips, keys and channels'))
+    .argument('<id>', 'project id')
+    .option('--yes', 'really delete it', false)
+    .action(async (id: string, opts) => (await import('./manage.js')).projectDelete(opts.dataDir, id, opts, makeOutput(opts.json)));
+
   const key = program.command('key').description('manage API keys');
   adminCommand(key.command('create').description('create an API key'))
     .requiredOption('--project <id>', 'project id')
     .option('--read-only', 'a read-only key', false)
     .action(async (opts) => keyCreate(opts.dataDir, opts, makeOutput(opts.json)));
+  adminCommand(key.command('list').description("list a project's keys (their first 8 characters)"))
+    .requiredOption('--project <id>', 'project id')
+    .action(async (opts) => (await import('./manage.js')).keyList(opts.dataDir, opts, makeOutput(opts.json)));
   adminCommand(key.command('revoke').description('revoke an API key'))
     .requiredOption('--project <id>', 'project id')
     .argument('<key>', 'the key to revoke')
@@ -125,6 +147,15 @@ export function buildProgram(): Command {
     .action(async (id: string, opts) =>
       (await import('./channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
     );
+
+  adminCommand(channel.command('update').description("change a channel's name or value"))
+    .argument('<id>', 'channel id')
+    .option('--name <name>', 'new name')
+    .option('--value <value>', 'new address, URL or command (checked as on create)')
+    .action(async (id: string, opts) => (await import('./manage.js')).channelUpdate(opts.dataDir, id, opts, makeOutput(opts.json)));
+  adminCommand(channel.command('delete').description('delete a channel; checks lose it'))
+    .argument('<id>', 'channel id')
+    .action(async (id: string, opts) => (await import('./manage.js')).channelDelete(opts.dataDir, id, makeOutput(opts.json)));
 
   // Operations (docs/operations.md): all three work while the daemon runs.
   adminCommand(program.command('backup').description('consistent copy of the data dir, also while the daemon runs'))

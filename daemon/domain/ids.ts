@@ -16,6 +16,8 @@ export function newApiKey(readOnly: boolean): string {
 }
 
 export const API_KEY_LENGTH = 32;
+/** How much of a key `key list` shows: its kind (hcw_/hcr_) and four random characters. */
+export const API_KEY_PREFIX_LENGTH = 8;
 
 /** Whether `key` has an API key's length, counted in characters (code points) as the reference counts them. */
 export function hasApiKeyLength(key: string): boolean {

@@ -26,6 +26,8 @@ export interface ApiKeyRecord {
   projectId: string;
   readOnly: boolean;
   createdAt: number;
+  /** The key's first 8 characters, so `key list` can tell keys apart; absent for keys imported as digests. */
+  prefix?: string;
 }
 
 /**

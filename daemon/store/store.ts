@@ -17,7 +17,7 @@ import { appendEvent, currentRevision, oldestRetainedRevision, pruneEvents, read
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
 import { PendingPings, type PendingPing } from './pending.js';
 import { insertPing } from './ping-log.js';
-import { hashApiKey, newApiKey, newPingKey, newSecret, newUuid, uniqueKeyOf } from '../domain/ids.js';
+import { API_KEY_PREFIX_LENGTH, hashApiKey, newApiKey, newPingKey, newSecret, newUuid, uniqueKeyOf } from '../domain/ids.js';
 import type {
   ChannelRecord,
   CheckRecord,
@@ -411,6 +411,31 @@ export class Store {
     this.append({ at: now, type: 'project.changed', projectId, checkUuid: null });
   }
 
+  /** Changes a project's name or limits; undefined when there is no such project. */
+  async updateProject(
+    id: string,
+    fields: Partial<Pick<ProjectRecord, 'name' | 'checkLimit' | 'pingLogLimit'>>,
+    now: number,
+  ): Promise<ProjectRecord | undefined> {
+    return this.transact(() => {
+      const project = this.db.projects.get(id);
+      if (!project) return undefined;
+      const updated = { ...project, ...fields };
+      this.db.projects.put(id, updated);
+      this.append({ at: now, type: 'project.changed', projectId: id, checkUuid: null });
+      return updated;
+    });
+  }
+
+  /** Deletes a project with everything it owns; false when there is no such project. */
+  async deleteProject(id: string, now: number): Promise<boolean> {
+    return this.transact(() => {
+      if (!this.db.projects.get(id)) return false;
+      this.deleteProjectInTxn(id, now);
+      return true;
+    });
+  }
+
   getProject(id: string): ProjectRecord | undefined {
     return this.db.projects.get(id);
   }
@@ -448,7 +473,7 @@ export class Store {
 
   /** Store a key given in clear. */
   private putKey(key: string, rec: ApiKeyRecord): void {
-    this.insertApiKeyInTxn(hashApiKey(key), rec);
+    this.insertApiKeyInTxn(hashApiKey(key), { ...rec, prefix: key.slice(0, API_KEY_PREFIX_LENGTH) });
   }
 
   /** Inside a write transaction: store a key by its SHA-256 digest (an imported key). */
@@ -492,6 +517,36 @@ export class Store {
       this.insertChannelInTxn(channel, now);
     });
     return channel;
+  }
+
+  /** Changes a channel's name or value; undefined when there is no such channel. */
+  async updateChannel(id: string, fields: Partial<Pick<ChannelRecord, 'name' | 'value'>>, now: number): Promise<ChannelRecord | undefined> {
+    return this.transact(() => {
+      const channel = this.db.channels.get(id);
+      if (!channel) return undefined;
+      const updated = { ...channel, ...fields };
+      this.db.channels.put(id, updated);
+      this.append({ at: now, type: 'channel.changed', projectId: channel.projectId, checkUuid: null });
+      return updated;
+    });
+  }
+
+  /**
+   * Deletes a channel and takes it off every check it was assigned to (an
+   * update event each, so watchers see the new list); deliveries still queued
+   * for it are dropped by the notifier, which finds no channel.
+   */
+  async deleteChannel(id: string, now: number): Promise<boolean> {
+    return this.transact(() => {
+      const channel = this.db.channels.get(id);
+      if (!channel) return false;
+      for (const check of this.listChecks(channel.projectId)) {
+        if (check.channels.includes(id)) this.saveCheckInTxn({ ...check, channels: check.channels.filter((c) => c !== id) }, now, 'check.updated');
+      }
+      this.db.channels.remove(id);
+      this.append({ at: now, type: 'channel.changed', projectId: channel.projectId, checkUuid: null });
+      return true;
+    });
   }
 
   /** Inside a write transaction: store a channel as it is. */
