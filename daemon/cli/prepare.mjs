@@ -4,7 +4,7 @@
 // `npx --no-install checkd` links this package into npx's cache, which runs
 // prepare again each first time. Plain JavaScript: it runs before any build.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -40,4 +40,6 @@ for (const [name, target] of Object.entries(pkg.bin)) {
   const link = join(binDir, name);
   rmSync(link, { force: true });
   symlinkSync(relative(binDir, join(root, target)), link);
+  // tsc writes files without the execute bit a bin needs (npm sets it only on dependencies).
+  chmodSync(join(root, target), 0o755);
 }
