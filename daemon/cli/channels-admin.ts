@@ -10,6 +10,7 @@ import { isoSeconds } from '../domain/format.js';
 import { UUID_RE } from '../domain/ids.js';
 import { UsageError, type Output } from './admin.js';
 import { resolveNotifyConfig, type RawNotifyOptions } from '../config/notify.js';
+import { SERVE_SETTINGS } from '../config/settings.js';
 import { testNotification } from '../notify/notifier.js';
 import { deliver } from '../notify/transports.js';
 
@@ -71,7 +72,7 @@ export async function channelTest(
     if (!channel) throw new UsageError(noChannel);
     const now = systemClock.now();
     const projectName = store.getProject(channel.projectId)?.name ?? '';
-    const baseUrl = (opts.baseUrl ?? process.env.CHECKD_BASE_URL ?? 'http://localhost:8000').replace(/\/+$/, '');
+    const baseUrl = (opts.baseUrl ?? process.env[SERVE_SETTINGS.baseUrl.env] ?? SERVE_SETTINGS.baseUrl.default).replace(/\/+$/, '');
     const n = testNotification(channel, projectName, now, baseUrl);
     const t0 = performance.now();
     const result = await deliver(channel, n, settings);
