@@ -18,7 +18,7 @@ export interface HostPort {
 }
 
 export function parseHostPort(value: string, what: Source): HostPort {
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s\[\]]+):(\d{1,5})$/.exec(value);
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s[\]]+):(\d{1,5})$/.exec(value);
   const port = m ? Number(m[2]) : NaN;
   if (!m || port > 65535) throw new ConfigError(`${what}: expected HOST:PORT (port 0-65535), got "${value}"`);
   const host = m[1]!.replace(/^\[|\]$/g, '');
