@@ -66,9 +66,8 @@ function findCheck(store: Store, auth: AuthResult, id: string): CheckRecord {
 }
 
 /**
- * Checks per ListChecks page at most: ~180 KB on the wire, far below gRPC's
- * 4 MiB default, and a few milliseconds of work (a whole project of 100,000
- * checks was an 18 MB message that held pings up for a second).
+ * Checks per ListChecks page at most: far below gRPC's 4 MiB message default,
+ * and little enough work that a page never holds pings up noticeably.
  */
 const MAX_LIST_PAGE = 1000;
 

@@ -3,8 +3,8 @@
 // thread that answers pings. It opens the same environment; LMDB's write lock
 // orders its transactions with the main thread's and other processes'. Being
 // free to block, it applies in a synchronous transaction: each write goes
-// straight to LMDB instead of through lmdb-js's queue, which measured ~10 %
-// less CPU per ping than queued writes.
+// straight to LMDB instead of through lmdb-js's queue, which costs less CPU
+// per ping than queued writes.
 import { parentPort, workerData } from 'node:worker_threads';
 import { closeDb, openDb } from './db.js';
 import { applyJournalSync } from './journal.js';

@@ -200,8 +200,7 @@ export function writePreparedApply(db: Db, prepared: PreparedApply): number {
 /**
  * Apply the journal from the journal worker. The reading and encoding happen
  * before LMDB's write lock is taken, so the transaction only writes prepared
- * bytes: the pings that commit behind it wait several times less (under load
- * it held the lock ~190 ms of every second when it did all the work inside).
+ * bytes, and the pings that commit behind it wait several times less.
  */
 export function applyJournalSync(db: Db): number {
   const prepared = prepareJournalApply(db);
