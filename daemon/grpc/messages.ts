@@ -1,85 +1,9 @@
-// Stored records → checkd.v1 messages. Plain objects shaped like the proto
-// (proto-loader options keepCase, longs as numbers, enums as strings).
+// Stored records → checkd.v1 messages (the shapes of proto/messages.ts).
 import { displayStatus, expectedNext, graceStart, isStarted } from '../domain/status.js';
 import { tagList, uniqueKeyOf } from '../domain/ids.js';
 import type { CheckRecord, FlipRecord, PingRecord } from '../domain/types.js';
 import type { PingSummary, StoredEvent } from '../store/events.js';
-
-export interface CheckMsg {
-  uuid: string;
-  unique_key: string;
-  name: string;
-  slug: string;
-  tags: string[];
-  desc: string;
-  status: string;
-  stored_status: string;
-  started: boolean;
-  last_ping_ms: number;
-  next_ping_ms: number;
-  expected_ms: number;
-  last_start_ms: number;
-  last_duration_ms: number;
-  n_pings: number;
-  kind: string;
-  timeout_s: number;
-  grace_s: number;
-  schedule: string;
-  tz: string;
-  manual_resume: boolean;
-  created_ms: number;
-}
-
-export interface PingMsg {
-  n: number;
-  type: string;
-  date_ms: number;
-  rid: string;
-  duration_s: number;
-  method: string;
-  remote_addr: string;
-  ua: string;
-  body_size: number;
-}
-
-export interface FlipMsg {
-  timestamp_ms: number;
-  old_status: string;
-  new_status: string;
-  reason: string;
-  revision: number;
-}
-
-export interface ProjectMsg {
-  id: string;
-  name: string;
-  read_only: boolean;
-  revision: number;
-  log_id: string;
-  check_limit: number;
-  n_checks: number;
-}
-
-export interface CheckDetailMsg {
-  /** Null only if the server left it unset; GetCheck always sets it. */
-  check: CheckMsg | null;
-  /** Newest first. */
-  pings: PingMsg[];
-  /** Newest first. */
-  flips: FlipMsg[];
-}
-
-export interface WatchEventMsg {
-  revision: number;
-  type: string;
-  at_ms: number;
-  checks: CheckMsg[];
-  check_id: string;
-  ping: PingMsg | null;
-  flip: FlipMsg | null;
-  /** On a SNAPSHOT part: more parts of the same snapshot follow. */
-  snapshot_continues: boolean;
-}
+import type { CheckMsg, FlipMsg, PingMsg, WatchEventMsg } from '../../proto/messages.js';
 
 const KIND = { simple: 'CHECK_KIND_SIMPLE', cron: 'CHECK_KIND_CRON', oncalendar: 'CHECK_KIND_ONCALENDAR' } as const;
 

@@ -2,7 +2,8 @@
 // service and the watch hub. Status codes as gRPC intends them.
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
-import { loadCheckdProto, serverServiceDefinition, SERVICE_NAME } from './proto.js';
+import { serverServiceDefinition } from './proto.js';
+import { loadCheckdProto, SERVICE_NAME } from '../../proto/checkd.js';
 import { checkMsg, flipMsg, pingMsg } from './messages.js';
 import { WatchHub } from './watch.js';
 import { listChannelDeliveries } from '../notify/listing.js';

@@ -8,7 +8,8 @@
 // A watcher that falls too far behind is ended with RESOURCE_EXHAUSTED and
 // resumes from its last revision.
 import * as grpc from '@grpc/grpc-js';
-import { eventMsg, heartbeatMsg, snapshotMsg, type WatchEventMsg } from './messages.js';
+import { eventMsg, heartbeatMsg, snapshotMsg } from './messages.js';
+import type { WatchEventMsg } from '../../proto/messages.js';
 import { encodeWatchEvent } from './proto.js';
 import type { StoredEvent } from '../store/events.js';
 import type { Store, AuthResult } from '../store/store.js';

@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { service as healthService } from 'grpc-health-check';
 import { startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
-import { SERVICE_NAME } from '../../daemon/grpc/proto.js';
+import { SERVICE_NAME } from '../../proto/checkd.js';
 import { connect, createCheck, rpc, Watcher } from './support.js';
 
 let d: InProcessDaemon;

@@ -2,8 +2,8 @@
 // built from the same proto file the daemon serves, promise wrappers for the
 // unary calls, and a Watch recorder that tests can wait on. Not a test file.
 import * as grpc from '@grpc/grpc-js';
-import { loadCheckdProto } from '../../daemon/grpc/proto.js';
-import type { CheckDetailMsg as WireCheckDetail, CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg } from '../../daemon/grpc/messages.js';
+import { loadCheckdProto } from '../../proto/checkd.js';
+import type { CheckDetailMsg as WireCheckDetail, CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg } from '../../proto/messages.js';
 import type { Store } from '../../daemon/store/store.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 
