@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildHttpServer } from './api/server.js';
 import { logGrpcThrough, startGrpcServer, type GrpcServerHandle } from './grpc/server.js';
 import { addCheckdService } from './grpc/service.js';
+import { PageTokens } from './grpc/page-token.js';
 import { WatchHub } from './grpc/watch.js';
 import { Metrics } from './api/metrics.js';
 import { CheckService } from './service/checks.js';
@@ -96,7 +97,14 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   logGrpcThrough(logger.child({ component: 'grpc' }));
   try {
     grpc = await startGrpcServer(config.grpcListen, (server, health) =>
-      addCheckdService(server, health, { store, checks, clock, logger: logger.child({ component: 'grpc' }), hub }),
+      addCheckdService(server, health, {
+        store,
+        checks,
+        clock,
+        logger: logger.child({ component: 'grpc' }),
+        hub,
+        pageTokens: new PageTokens(badgeSecret),
+      }),
     );
   } catch (err) {
     events.stop();

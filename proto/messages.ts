@@ -26,6 +26,8 @@ export interface CheckMsg {
   tz: string;
   manual_resume: boolean;
   created_ms: number;
+  /** For a check stored as down: when it went down; 0 otherwise. */
+  down_since_ms: number;
 }
 
 export interface PingMsg {
@@ -38,6 +40,8 @@ export interface PingMsg {
   remote_addr: string;
   ua: string;
   body_size: number;
+  /** Absent when the ping reported no exit status. */
+  exit_status?: number;
 }
 
 export interface FlipMsg {
@@ -77,4 +81,22 @@ export interface WatchEventMsg {
   flip: FlipMsg | null;
   /** On a SNAPSHOT part: more parts of the same snapshot follow. */
   snapshot_continues: boolean;
+}
+
+export interface ListPingsResponseMsg {
+  /** Newest first. */
+  pings: PingMsg[];
+  more: boolean;
+}
+
+export interface ListFlipsResponseMsg {
+  /** Newest first. */
+  flips: FlipMsg[];
+  more: boolean;
+}
+
+export interface PingBodyMsg {
+  ping: PingMsg | null;
+  body: Buffer;
+  truncated: boolean;
 }

@@ -11,7 +11,10 @@ export function checkId(check: CheckRecord, readOnly: boolean): string {
   return readOnly ? uniqueKeyOf(check.uuid) : check.uuid;
 }
 
-export function checkMsg(check: CheckRecord, now: number, readOnly: boolean): CheckMsg {
+/** When a check stored as down went down (Store.downSince); 0 when unknown or not down. */
+export type DownSince = (check: CheckRecord) => number;
+
+export function checkMsg(check: CheckRecord, now: number, readOnly: boolean, downSinceMs = 0): CheckMsg {
   return {
     uuid: readOnly ? '' : check.uuid,
     unique_key: uniqueKeyOf(check.uuid),
@@ -35,12 +38,12 @@ export function checkMsg(check: CheckRecord, now: number, readOnly: boolean): Ch
     tz: check.tz,
     manual_resume: check.manualResume,
     created_ms: check.createdAt,
+    down_since_ms: check.status === 'down' ? downSinceMs : 0,
   };
 }
 
 export function pingMsg(p: PingRecord | PingSummary): PingMsg {
-  const full = 'ua' in p ? p : null;
-  return {
+  const msg: PingMsg = {
     n: p.n,
     type: p.kind,
     date_ms: p.date,
@@ -48,9 +51,12 @@ export function pingMsg(p: PingRecord | PingSummary): PingMsg {
     duration_s: p.duration ?? -1,
     method: p.method,
     remote_addr: p.remoteAddr ?? '',
-    ua: full?.ua ?? '',
-    body_size: full?.body?.length ?? 0,
+    ua: p.ua ?? '',
+    // A summary (in an event) has the size only, absent from events older than it.
+    body_size: 'body' in p ? (p.body?.length ?? 0) : (p.bodySize ?? 0),
   };
+  if (p.exitStatus !== undefined && p.exitStatus !== null) msg.exit_status = p.exitStatus;
+  return msg;
 }
 
 export function flipMsg(f: FlipRecord, revision: number): FlipMsg {
@@ -75,14 +81,16 @@ const EVENT_TYPE: Record<string, string> = {
 };
 
 /** The wire form of a stored event, or null for events watchers do not see. */
-export function eventMsg(e: StoredEvent, now: number, readOnly: boolean): WatchEventMsg | null {
+export function eventMsg(e: StoredEvent, now: number, readOnly: boolean, downSince: DownSince): WatchEventMsg | null {
   const type = EVENT_TYPE[e.type];
   if (!type || !e.checkUuid) return null;
+  // The event's own flip says when its check went down; otherwise the flip log does.
+  const since = (c: CheckRecord) => (e.flip?.newStatus === 'down' ? e.flip.created : downSince(c));
   return {
     revision: e.rev,
     type,
     at_ms: e.at,
-    checks: e.check ? [checkMsg(e.check, now, readOnly)] : [],
+    checks: e.check ? [checkMsg(e.check, now, readOnly, since(e.check))] : [],
     check_id: readOnly ? uniqueKeyOf(e.checkUuid) : e.checkUuid,
     ping: e.ping ? pingMsg(e.ping) : null,
     flip: e.flip ? flipMsg(e.flip, e.rev) : null,
@@ -95,12 +103,19 @@ export function heartbeatMsg(revision: number, now: number): WatchEventMsg {
 }
 
 /** A part of a snapshot (the whole of a small one, where `continues` is false). */
-export function snapshotMsg(checks: CheckRecord[], revision: number, now: number, readOnly: boolean, continues = false): WatchEventMsg {
+export function snapshotMsg(
+  checks: CheckRecord[],
+  revision: number,
+  now: number,
+  readOnly: boolean,
+  downSince: DownSince,
+  continues = false,
+): WatchEventMsg {
   return {
     revision,
     type: 'EVENT_TYPE_SNAPSHOT',
     at_ms: now,
-    checks: checks.map((c) => checkMsg(c, now, readOnly)),
+    checks: checks.map((c) => checkMsg(c, now, readOnly, downSince(c))),
     check_id: '',
     ping: null,
     flip: null,
