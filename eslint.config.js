@@ -6,8 +6,8 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
-const sources = ['daemon/**/*.{ts,tsx}', 'tui/**/*.{ts,tsx}', 'test/**/*.{ts,tsx}', 'bench/**/*.{ts,tsx}'];
-const program = ['daemon/**/*.{ts,tsx}', 'tui/**/*.{ts,tsx}'];
+const sources = ['daemon/**/*.{ts,tsx}', 'tui/**/*.{ts,tsx}', 'proto/**/*.ts', 'test/**/*.{ts,tsx}', 'bench/**/*.{ts,tsx}'];
+const program = ['daemon/**/*.{ts,tsx}', 'tui/**/*.{ts,tsx}', 'proto/**/*.ts'];
 
 const lmdbOnlyInStore = {
   group: ['lmdb', 'lmdb/*'],
@@ -78,6 +78,11 @@ export default defineConfig(
               from: './daemon',
               except: ['./domain'],
               message: 'checktop talks to the daemon over gRPC only; share code through daemon/domain/.',
+            },
+            {
+              target: './proto',
+              from: ['./daemon', './tui'],
+              message: 'proto/ is what the daemon and checktop share: it depends on neither.',
             },
             {
               target: './daemon/domain',

@@ -13,8 +13,8 @@
 // Each watcher has its own connection, as separate TUI clients would. One
 // ended with RESOURCE_EXHAUSTED resumes from its last revision, as a client should.
 import * as grpc from '@grpc/grpc-js';
-import { loadCheckdProto } from '../daemon/grpc/proto.js';
-import type { WatchEventMsg } from '../daemon/grpc/messages.js';
+import { loadCheckdProto } from '../proto/checkd.js';
+import type { WatchEventMsg } from '../proto/messages.js';
 
 export interface WatchReport {
   watchers: number;

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildHttpServer } from './api/server.js';
 import { logGrpcThrough, startGrpcServer, type GrpcServerHandle } from './grpc/server.js';
 import { addCheckdService } from './grpc/service.js';
+import { PageTokens } from './grpc/page-token.js';
 import { WatchHub } from './grpc/watch.js';
 import { Metrics } from './api/metrics.js';
 import { CheckService } from './service/checks.js';
@@ -117,7 +118,14 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
   logGrpcThrough(logger.child({ component: 'grpc' }));
   try {
     grpc = await startGrpcServer(config.grpcListen, (server, health) =>
-      addCheckdService(server, health, { store, checks, clock, logger: logger.child({ component: 'grpc' }), hub }),
+      addCheckdService(server, health, {
+        store,
+        checks,
+        clock,
+        logger: logger.child({ component: 'grpc' }),
+        hub,
+        pageTokens: new PageTokens(badgeSecret),
+      }),
     );
   } catch (err) {
     throw new ListenError('gRPC', config.grpcListen, err);

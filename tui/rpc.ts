@@ -1,7 +1,7 @@
 // The gRPC side of checktop: one channel to the daemon, the API key on every
 // call, promise-shaped unary calls with deadlines, and the Watch stream.
 import * as grpc from '@grpc/grpc-js';
-import { loadCheckdProto } from '../daemon/grpc/proto.js';
+import { loadCheckdProto } from '../proto/checkd.js';
 import type { CheckDetailMsg, CheckMsg, ProjectMsg, WatchEventMsg } from './wire.js';
 
 /**

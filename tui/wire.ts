@@ -1,8 +1,6 @@
-// The checkd.v1 messages as checktop receives them (proto-loader with keepCase,
-// longs as Number, enums as String, defaults). The check, ping, flip and event
-// shapes are the daemon's own (type-only imports: nothing of the daemon runs
-// in the client).
-import type { CheckDetailMsg, CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg } from '../daemon/grpc/messages.js';
+// The checkd.v1 messages as checktop receives them (proto/messages.ts, the
+// shapes the daemon builds), and what checktop derives from them.
+import type { CheckDetailMsg, CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg } from '../proto/messages.js';
 import type { StatusInputs } from '../daemon/domain/status.js';
 import type { StoredStatus } from '../daemon/domain/types.js';
 

@@ -1,85 +1,9 @@
-// Stored records → checkd.v1 messages. Plain objects shaped like the proto
-// (proto-loader options keepCase, longs as numbers, enums as strings).
+// Stored records → checkd.v1 messages (the shapes of proto/messages.ts).
 import { displayStatus, expectedNext, graceStart, isStarted } from '../domain/status.js';
 import { tagList, uniqueKeyOf } from '../domain/ids.js';
 import type { CheckRecord, FlipRecord, PingRecord } from '../domain/types.js';
 import type { PingSummary, StoredEvent } from '../store/events.js';
-
-export interface CheckMsg {
-  uuid: string;
-  unique_key: string;
-  name: string;
-  slug: string;
-  tags: string[];
-  desc: string;
-  status: string;
-  stored_status: string;
-  started: boolean;
-  last_ping_ms: number;
-  next_ping_ms: number;
-  expected_ms: number;
-  last_start_ms: number;
-  last_duration_ms: number;
-  n_pings: number;
-  kind: string;
-  timeout_s: number;
-  grace_s: number;
-  schedule: string;
-  tz: string;
-  manual_resume: boolean;
-  created_ms: number;
-}
-
-export interface PingMsg {
-  n: number;
-  type: string;
-  date_ms: number;
-  rid: string;
-  duration_s: number;
-  method: string;
-  remote_addr: string;
-  ua: string;
-  body_size: number;
-}
-
-export interface FlipMsg {
-  timestamp_ms: number;
-  old_status: string;
-  new_status: string;
-  reason: string;
-  revision: number;
-}
-
-export interface ProjectMsg {
-  id: string;
-  name: string;
-  read_only: boolean;
-  revision: number;
-  log_id: string;
-  check_limit: number;
-  n_checks: number;
-}
-
-export interface CheckDetailMsg {
-  /** Null only if the server left it unset; GetCheck always sets it. */
-  check: CheckMsg | null;
-  /** Newest first. */
-  pings: PingMsg[];
-  /** Newest first. */
-  flips: FlipMsg[];
-}
-
-export interface WatchEventMsg {
-  revision: number;
-  type: string;
-  at_ms: number;
-  checks: CheckMsg[];
-  check_id: string;
-  ping: PingMsg | null;
-  flip: FlipMsg | null;
-  /** On a SNAPSHOT part: more parts of the same snapshot follow. */
-  snapshot_continues: boolean;
-}
+import type { CheckMsg, FlipMsg, PingMsg, WatchEventMsg } from '../../proto/messages.js';
 
 const KIND = { simple: 'CHECK_KIND_SIMPLE', cron: 'CHECK_KIND_CRON', oncalendar: 'CHECK_KIND_ONCALENDAR' } as const;
 
@@ -87,7 +11,10 @@ export function checkId(check: CheckRecord, readOnly: boolean): string {
   return readOnly ? uniqueKeyOf(check.uuid) : check.uuid;
 }
 
-export function checkMsg(check: CheckRecord, now: number, readOnly: boolean): CheckMsg {
+/** When a check stored as down went down (Store.downSince); 0 when unknown or not down. */
+export type DownSince = (check: CheckRecord) => number;
+
+export function checkMsg(check: CheckRecord, now: number, readOnly: boolean, downSinceMs = 0): CheckMsg {
   return {
     uuid: readOnly ? '' : check.uuid,
     unique_key: uniqueKeyOf(check.uuid),
@@ -111,12 +38,12 @@ export function checkMsg(check: CheckRecord, now: number, readOnly: boolean): Ch
     tz: check.tz,
     manual_resume: check.manualResume,
     created_ms: check.createdAt,
+    down_since_ms: check.status === 'down' ? downSinceMs : 0,
   };
 }
 
 export function pingMsg(p: PingRecord | PingSummary): PingMsg {
-  const full = 'ua' in p ? p : null;
-  return {
+  const msg: PingMsg = {
     n: p.n,
     type: p.kind,
     date_ms: p.date,
@@ -124,9 +51,12 @@ export function pingMsg(p: PingRecord | PingSummary): PingMsg {
     duration_s: p.duration ?? -1,
     method: p.method,
     remote_addr: p.remoteAddr ?? '',
-    ua: full?.ua ?? '',
-    body_size: full?.body?.length ?? 0,
+    ua: p.ua ?? '',
+    // A summary (in an event) has the size only, absent from events older than it.
+    body_size: 'body' in p ? (p.body?.length ?? 0) : (p.bodySize ?? 0),
   };
+  if (p.exitStatus !== undefined && p.exitStatus !== null) msg.exit_status = p.exitStatus;
+  return msg;
 }
 
 export function flipMsg(f: FlipRecord, revision: number): FlipMsg {
@@ -151,14 +81,16 @@ const EVENT_TYPE: Record<string, string> = {
 };
 
 /** The wire form of a stored event, or null for events watchers do not see. */
-export function eventMsg(e: StoredEvent, now: number, readOnly: boolean): WatchEventMsg | null {
+export function eventMsg(e: StoredEvent, now: number, readOnly: boolean, downSince: DownSince): WatchEventMsg | null {
   const type = EVENT_TYPE[e.type];
   if (!type || !e.checkUuid) return null;
+  // The event's own flip says when its check went down; otherwise the flip log does.
+  const since = (c: CheckRecord) => (e.flip?.newStatus === 'down' ? e.flip.created : downSince(c));
   return {
     revision: e.rev,
     type,
     at_ms: e.at,
-    checks: e.check ? [checkMsg(e.check, now, readOnly)] : [],
+    checks: e.check ? [checkMsg(e.check, now, readOnly, since(e.check))] : [],
     check_id: readOnly ? uniqueKeyOf(e.checkUuid) : e.checkUuid,
     ping: e.ping ? pingMsg(e.ping) : null,
     flip: e.flip ? flipMsg(e.flip, e.rev) : null,
@@ -171,12 +103,19 @@ export function heartbeatMsg(revision: number, now: number): WatchEventMsg {
 }
 
 /** A part of a snapshot (the whole of a small one, where `continues` is false). */
-export function snapshotMsg(checks: CheckRecord[], revision: number, now: number, readOnly: boolean, continues = false): WatchEventMsg {
+export function snapshotMsg(
+  checks: CheckRecord[],
+  revision: number,
+  now: number,
+  readOnly: boolean,
+  downSince: DownSince,
+  continues = false,
+): WatchEventMsg {
   return {
     revision,
     type: 'EVENT_TYPE_SNAPSHOT',
     at_ms: now,
-    checks: checks.map((c) => checkMsg(c, now, readOnly)),
+    checks: checks.map((c) => checkMsg(c, now, readOnly, downSince(c))),
     check_id: '',
     ping: null,
     flip: null,

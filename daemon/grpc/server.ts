@@ -1,11 +1,10 @@
 // The gRPC server: standard health service now; the checkd.v1 service is added
 // by addServices. Keepalive settings let a Watch stream live for days through
 // NAT and SSH tunnels.
-import { lstatSync, unlinkSync } from 'node:fs';
-import { connect } from 'node:net';
 import { format } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
+import { listenForGrpc } from './listener.js';
 import type { Logger } from '../shared/log.js';
 
 export interface GrpcServerHandle {
@@ -51,63 +50,51 @@ export function logGrpcThrough(logger: Logger): void {
   });
 }
 
+/**
+ * How long shutdown lets calls end by themselves (a Watch is told UNAVAILABLE
+ * at once) before every connection is cut: far below systemd's TimeoutStopSec
+ * (30 s), together with HTTP's own grace.
+ */
+export const GRPC_SHUTDOWN_GRACE_MS = 3000;
+
 export async function startGrpcServer(
   address: string,
   addServices: (server: grpc.Server, health: HealthImplementation) => void = () => {},
 ): Promise<GrpcServerHandle> {
-  if (address.startsWith('unix:')) await removeStaleSocket(address.slice('unix:'.length));
   const server = new grpc.Server(SERVER_OPTIONS);
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   health.addToServer(server);
   addServices(server, health);
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-  );
-  const bound = address.startsWith('unix:') ? address : address.replace(/:\d+$/, `:${port}`);
+  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  let listener: Awaited<ReturnType<typeof listenForGrpc>>;
+  try {
+    listener = await listenForGrpc(address, (socket) => injector.injectConnection(socket));
+  } catch (err) {
+    server.forceShutdown();
+    throw err;
+  }
   health.setStatus('', 'SERVING');
+  let stopping: Promise<void> | null = null;
   return {
     server,
     health,
-    address: bound,
+    address: listener.address,
     shutdown: () =>
-      new Promise<void>((resolve) => {
+      (stopping ??= new Promise<void>((resolve) => {
         health.setStatus('', 'NOT_SERVING');
-        const timer = setTimeout(() => server.forceShutdown(), 3000);
-        server.tryShutdown(() => {
+        const closed = listener.stopAccepting();
+        const done = () => {
           clearTimeout(timer);
-          resolve();
-        });
-      }),
+          listener.destroyConnections();
+          void closed.then(() => resolve());
+        };
+        // Connections still open then are cut whether they flushed or not: grpc-js's
+        // own forced close would wait for a peer that stopped reading.
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          done();
+        }, GRPC_SHUTDOWN_GRACE_MS);
+        server.tryShutdown(done);
+      })),
   };
-}
-
-/**
- * A socket file left by a daemon that was killed would make bind fail with
- * EADDRINUSE; only a socket is removed, never another kind of file, and never
- * one that a live process still answers on (another daemon's): that bind then
- * fails as a TCP address in use does.
- */
-async function removeStaleSocket(path: string): Promise<void> {
-  try {
-    if (!lstatSync(path).isSocket()) return;
-  } catch {
-    return; // absent: nothing to clean
-  }
-  if (await answers(path)) return;
-  try {
-    unlinkSync(path);
-  } catch {
-    // gone meanwhile
-  }
-}
-
-function answers(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect(path);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
 }

@@ -1,9 +1,10 @@
 // The checkd.v1.Checkd service: thin handlers over the store, the check
 // service and the watch hub. Status codes as gRPC intends them.
 import * as grpc from '@grpc/grpc-js';
-import { ReflectionService } from '@grpc/reflection';
-import { loadCheckdProto, serverServiceDefinition, SERVICE_NAME } from './proto.js';
+import { reflectionService, serverServiceDefinition } from './proto.js';
+import { SERVICE_NAME } from '../../proto/checkd.js';
 import { checkMsg, flipMsg, pingMsg } from './messages.js';
+import type { PageTokens } from './page-token.js';
 import { WatchHub } from './watch.js';
 import { listChannelDeliveries } from '../notify/listing.js';
 import { API_KEY_LENGTH, hasApiKeyLength, UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
@@ -32,11 +33,16 @@ export interface GrpcDeps {
   clock: Clock;
   logger: Logger;
   hub: WatchHub;
+  pageTokens: PageTokens;
+}
+
+function apiKeyOf(metadata: grpc.Metadata): string {
+  const value = metadata.get('x-api-key')[0];
+  return typeof value === 'string' ? value : (value?.toString('utf8') ?? '');
 }
 
 function authenticate(store: Store, metadata: grpc.Metadata, access: 'read' | 'write'): AuthResult {
-  const value = metadata.get('x-api-key')[0];
-  const key = typeof value === 'string' ? value : (value?.toString('utf8') ?? '');
+  const key = apiKeyOf(metadata);
   if (key === '') throw new RpcError(grpc.status.UNAUTHENTICATED, 'missing api key (x-api-key metadata)');
   // Said apart from a missing one: an operator who did give a key learns it is the key's form.
   if (!hasApiKeyLength(key)) {
@@ -71,22 +77,20 @@ function findCheck(store: Store, auth: AuthResult, id: string): CheckRecord {
  */
 const MAX_LIST_PAGE = 1000;
 
-/** A ListChecks page token: the position in creation order, opaque to clients. */
-function pageToken(pos: ListPosition): string {
-  return Buffer.from(JSON.stringify([pos.createdAt, pos.uuid])).toString('base64url');
+/** The position a ListChecks page token holds for this key; null for the first page. */
+function parsePageToken(tokens: PageTokens, token: string, apiKey: string): ListPosition | null {
+  if (token === '') return null;
+  const pos = tokens.open(token, apiKey);
+  if (pos && UUID_RE.test(pos.uuid)) return pos;
+  throw new RpcError(grpc.status.INVALID_ARGUMENT, 'page_token is not one ListChecks gave out');
 }
 
-function parsePageToken(token: string): ListPosition | null {
-  if (token === '') return null;
-  try {
-    const v: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && Number.isFinite(v[0]) && typeof v[1] === 'string' && UUID_RE.test(v[1])) {
-      return { createdAt: v[0] as number, uuid: v[1] };
-    }
-  } catch {
-    // answered below
-  }
-  throw new RpcError(grpc.status.INVALID_ARGUMENT, 'page_token is not one ListChecks gave out');
+/** Pings and flips per ListPings / ListFlips page: the default, and at most. */
+const DEFAULT_HISTORY_PAGE = 50;
+const MAX_HISTORY_PAGE = 1000;
+
+function historyPageSize(requested: number): number {
+  return requested > 0 ? Math.min(requested, MAX_HISTORY_PAGE) : DEFAULT_HISTORY_PAGE;
 }
 
 /** Wraps a unary handler: errors become statuses, never crashes. */
@@ -106,8 +110,8 @@ function unary<Req, Res>(logger: Logger, fn: (req: Req, metadata: grpc.Metadata)
 }
 
 export function addCheckdService(server: grpc.Server, health: HealthImplementation, deps: GrpcDeps): void {
-  const { store, checks, clock, logger, hub } = deps;
-  const proto = loadCheckdProto();
+  const { store, checks, clock, logger, hub, pageTokens } = deps;
+  const downSince = (c: CheckRecord) => store.downSince(c) ?? 0;
 
   server.addService(serverServiceDefinition(), {
     GetProject: unary(logger, (_req: object, md) => {
@@ -124,15 +128,16 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
     }),
     ListChecks: unary(logger, (req: { page_size: number; page_token: string }, md) => {
       const auth = authenticate(store, md, 'read');
-      const after = parsePageToken(req.page_token);
+      const apiKey = apiKeyOf(md);
+      const after = parsePageToken(pageTokens, req.page_token, apiKey);
       const size = req.page_size > 0 ? Math.min(req.page_size, MAX_LIST_PAGE) : MAX_LIST_PAGE;
       const revision = store.revision();
       const now = clock.now();
       const page = store.checksPage(auth.project.id, after, size);
       return {
         revision,
-        checks: page.checks.map((c) => checkMsg(c, now, auth.readOnly)),
-        next_page_token: page.next ? pageToken(page.next) : '',
+        checks: page.checks.map((c) => checkMsg(c, now, auth.readOnly, downSince(c))),
+        next_page_token: page.next ? pageTokens.seal(page.next, apiKey) : '',
       };
     }),
     GetCheck: unary(logger, (req: { id: string; limit: number }, md) => {
@@ -140,20 +145,45 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
       const check = findCheck(store, auth, req.id);
       const limit = Math.min(req.limit > 0 ? req.limit : DEFAULT_DETAIL_LIMIT, MAX_DETAIL_LIMIT);
       return {
-        check: checkMsg(check, clock.now(), auth.readOnly),
+        check: checkMsg(check, clock.now(), auth.readOnly, downSince(check)),
         pings: store.listPings(check.uuid, Math.min(limit, auth.project.pingLogLimit)).map(pingMsg),
-        flips: store
-          .listFlips(check.uuid)
-          .slice(0, limit)
-          .map((f) => flipMsg(f, f.rev)),
+        flips: store.listFlips(check.uuid, { limit }).map((f) => flipMsg(f, f.rev)),
       };
+    }),
+    ListPings: unary(logger, (req: { id: string; before_n: number; page_size: number }, md) => {
+      const auth = authenticate(store, md, 'read');
+      const check = findCheck(store, auth, req.id);
+      const size = historyPageSize(req.page_size);
+      const before = req.before_n > 0 ? req.before_n : Infinity;
+      // One more than asked for says whether older pings remain.
+      // The ping log may briefly hold a few more than its limit (it is swept in steps): not shown, as GetCheck does not.
+      const oldestKept = check.nPings - auth.project.pingLogLimit;
+      const pings = [...store.earlierPings(check.uuid, before, size + 1)].filter((p) => p.n > oldestKept);
+      return { pings: pings.slice(0, size).map(pingMsg), more: pings.length > size };
+    }),
+    ListFlips: unary(logger, (req: { id: string; before_revision: number; page_size: number }, md) => {
+      const auth = authenticate(store, md, 'read');
+      const check = findCheck(store, auth, req.id);
+      const size = historyPageSize(req.page_size);
+      const beforeRev = req.before_revision > 0 ? req.before_revision : undefined;
+      const flips = store.listFlips(check.uuid, { beforeRev, limit: size + 1 });
+      return { flips: flips.slice(0, size).map((f) => flipMsg(f, f.rev)), more: flips.length > size };
+    }),
+    GetPingBody: unary(logger, (req: { id: string; n: number; max_bytes: number }, md) => {
+      const auth = authenticate(store, md, 'read');
+      const check = findCheck(store, auth, req.id);
+      const ping = req.n > 0 ? store.getPing(check.uuid, req.n) : undefined;
+      if (!ping) throw new RpcError(grpc.status.NOT_FOUND, `no ping ${req.n} of check ${req.id} in the ping log`);
+      const body = ping.body ?? new Uint8Array(0);
+      const cut = req.max_bytes > 0 && body.length > req.max_bytes;
+      return { ping: pingMsg(ping), body: Buffer.from(cut ? body.subarray(0, req.max_bytes) : body), truncated: cut };
     }),
     PauseCheck: unary(logger, async (req: { id: string }, md) => {
       const auth = authenticate(store, md, 'write');
       const check = findCheck(store, auth, req.id);
       const result = await checks.pause(check.uuid);
       if (result.kind === 'missing') throw new RpcError(grpc.status.NOT_FOUND, `no check ${req.id}`);
-      return checkMsg(result.check, clock.now(), false);
+      return checkMsg(result.check, clock.now(), false, downSince(result.check));
     }),
     ResumeCheck: unary(logger, async (req: { id: string }, md) => {
       const auth = authenticate(store, md, 'write');
@@ -161,7 +191,7 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
       const result = await checks.resume(check.uuid);
       if (result.kind === 'missing') throw new RpcError(grpc.status.NOT_FOUND, `no check ${req.id}`);
       if (result.kind === 'not-paused') throw new RpcError(grpc.status.FAILED_PRECONDITION, 'check is not paused');
-      return checkMsg(result.check, clock.now(), false);
+      return checkMsg(result.check, clock.now(), false, downSince(result.check));
     }),
     ListChannels: unary(logger, (_req: object, md) => {
       const auth = authenticate(store, md, 'read');
@@ -194,6 +224,6 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
     },
   });
 
-  new ReflectionService(proto.definition).addToServer(server);
+  reflectionService().addToServer(server);
   health.setStatus(SERVICE_NAME, 'SERVING');
 }

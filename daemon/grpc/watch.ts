@@ -8,7 +8,8 @@
 // A watcher that falls too far behind is ended with RESOURCE_EXHAUSTED and
 // resumes from its last revision.
 import * as grpc from '@grpc/grpc-js';
-import { eventMsg, heartbeatMsg, snapshotMsg, type WatchEventMsg } from './messages.js';
+import { eventMsg, heartbeatMsg, snapshotMsg } from './messages.js';
+import type { WatchEventMsg } from '../../proto/messages.js';
 import { encodeWatchEvent } from './proto.js';
 import type { StoredEvent } from '../store/events.js';
 import type { Store, AuthResult } from '../store/store.js';
@@ -128,7 +129,7 @@ class WatchStream {
     this.snapshotting = true;
     let held: CheckRecord[] = [];
     const sendPart = async (checks: CheckRecord[], continues: boolean) => {
-      this.send(snapshotMsg(checks, revision, this.clock.now(), this.auth.readOnly, continues));
+      this.send(snapshotMsg(checks, revision, this.clock.now(), this.auth.readOnly, (c) => store.downSince(c) ?? 0, continues));
       if (this.blocked && !this.closed) await new Promise<void>((r) => (this.drained = r));
       this.drained = null;
     };
@@ -149,14 +150,6 @@ class WatchStream {
     this.closed = true;
     this.drained?.();
     this.call.emit('error', { code, details, metadata: new grpc.Metadata() } as unknown as grpc.ServiceError);
-    this.onClose(this);
-  }
-
-  end(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.drained?.();
-    this.call.end();
     this.onClose(this);
   }
 
@@ -224,7 +217,7 @@ export class WatchHub implements EventSource {
     const slot = this.recent.get(e.rev);
     const cached = slot && (readOnly ? slot.ro : slot.rw);
     if (cached !== undefined) return cached;
-    const msg = eventMsg(e, this.clock.now(), readOnly);
+    const msg = eventMsg(e, this.clock.now(), readOnly, (c) => this.store.downSince(c) ?? 0);
     const bytes = msg ? encodeWatchEvent(msg) : null;
     if (slot) {
       if (readOnly) slot.ro = bytes;
@@ -261,8 +254,13 @@ export class WatchHub implements EventSource {
     this.streams.add(stream);
   }
 
+  /**
+   * The daemon is stopping: every stream ends UNAVAILABLE, which a client
+   * retries (resuming from its last revision), where OK would read as a
+   * normal end of the stream.
+   */
   close(): void {
     clearInterval(this.timer);
-    for (const s of [...this.streams]) s.end();
+    for (const s of [...this.streams]) s.fail(grpc.status.UNAVAILABLE, 'checkd is shutting down; reconnect and resume');
   }
 }

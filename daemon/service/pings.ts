@@ -79,6 +79,9 @@ export class PingService {
           duration: ping.duration,
           method: facts.method,
           remoteAddr: facts.remoteAddr,
+          ua: facts.ua,
+          bodySize: ping.body?.length ?? 0,
+          exitStatus,
         },
       };
       if (!applied.flip) {

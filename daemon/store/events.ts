@@ -23,6 +23,10 @@ export interface PingSummary {
   duration: number | null;
   method: string;
   remoteAddr: string | null;
+  /** Absent from events recorded before they were added. */
+  ua?: string;
+  bodySize?: number;
+  exitStatus?: number | null;
 }
 
 export interface StoredEvent {

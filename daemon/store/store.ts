@@ -853,15 +853,22 @@ export class Store {
   }
 
   /** Newest first, with the revision that recorded each flip. */
-  listFlips(uuid: string): Array<FlipRecord & { rev: number }> {
+  listFlips(uuid: string, page: { beforeRev?: number; limit?: number } = {}): Array<FlipRecord & { rev: number }> {
     const out: Array<FlipRecord & { rev: number }> = [];
     for (const { key, value } of this.db.flips.getRange({
-      start: [uuid, Infinity],
+      start: [uuid, page.beforeRev === undefined ? Infinity : page.beforeRev - 1],
       end: [uuid, 0],
       reverse: true,
+      ...(page.limit === undefined ? {} : { limit: page.limit }),
     })) {
       out.push({ ...value, rev: key[1] });
     }
     return out;
+  }
+
+  /** When a check stored as down went down (its last flip), or null when it is not down. */
+  downSince(check: CheckRecord): number | null {
+    if (check.status !== 'down') return null;
+    return this.listFlips(check.uuid, { limit: 1 })[0]?.created ?? null;
   }
 }

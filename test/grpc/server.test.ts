@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { service as healthService } from 'grpc-health-check';
-import { startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
-import { SERVICE_NAME } from '../../daemon/grpc/proto.js';
+import { REPO_ROOT, startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { PROTO_FILE, SERVICE_NAME } from '../../proto/checkd.js';
+import { FileDescriptorProto } from 'protobufjs/ext/descriptor/index.js';
 import { connect, createCheck, rpc, Watcher } from './support.js';
 
 let d: InProcessDaemon;
@@ -100,6 +101,38 @@ describe('server reflection', () => {
         for (const name of ['checkd.v1', 'Checkd', 'Watch', 'WatchEvent', 'since_revision', 'EVENT_TYPE_HEARTBEAT']) {
           expect(text).toContain(name);
         }
+      } finally {
+        c.close();
+      }
+    });
+
+    it(`${version}: lists every service served, health and reflection too, and names files by their import path`, async () => {
+      const c = reflectionClient(d.daemon.grpcAddress, version);
+      try {
+        const listed = await reflect(c, { list_services: '' });
+        const names = listed.list_services_response.service.map((s: { name: string }) => s.name).sort();
+        expect(names).toEqual(
+          [SERVICE_NAME, 'grpc.health.v1.Health', 'grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection'].sort(),
+        );
+        // protobufjs's descriptor types, as @grpc/reflection itself reads them.
+        const decode = (bin: Buffer): any => FileDescriptorProto.decode(bin);
+        const fileName = async (symbol: string) => {
+          const res = await reflect(c, { file_containing_symbol: symbol });
+          return decode(res.file_descriptor_response.file_descriptor_proto[0]).name;
+        };
+        expect(await fileName(SERVICE_NAME)).toBe(PROTO_FILE);
+        expect(PROTO_FILE).toBe('checkd/v1/checkd.proto');
+        expect(existsSync(join(REPO_ROOT, 'proto', PROTO_FILE))).toBe(true);
+        expect(await fileName('grpc.health.v1.Health')).toBe('grpc/health/v1/health.proto');
+        expect(await fileName(`grpc.reflection.${version}.ServerReflection`)).toBe(`grpc/reflection/${version}/reflection.proto`);
+        // The file is found by that name, and holds the whole service with the fields added since v1 began.
+        const byName = await reflect(c, { file_by_filename: PROTO_FILE });
+        const file = decode(byName.file_descriptor_response.file_descriptor_proto[0]);
+        expect(file.name).toBe(PROTO_FILE);
+        expect(file.package).toBe('checkd.v1');
+        expect(file.service[0]!.method.map((m: { name: string }) => m.name)).toEqual(
+          expect.arrayContaining(['GetCheck', 'ListPings', 'ListFlips', 'GetPingBody', 'Watch']),
+        );
       } finally {
         c.close();
       }

@@ -9,6 +9,7 @@ const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 import { connect, createCheck, keyMetadata, ping, rpc, rpcError, Watcher, type CheckdClient } from './support.js';
 import { plantChecks } from '../helpers/store.js';
 import { environmentOf } from '../../daemon/store/environment.js';
+import { PageTokens } from '../../daemon/grpc/page-token.js';
 
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 const WRONG_KEY = 'x'.repeat(32);
@@ -225,6 +226,89 @@ describe('GetCheck', () => {
   });
 });
 
+describe('a check’s history, a page at a time', () => {
+  it('ListPings pages back from the newest, by before_n, until more is false; by unique_key too', async () => {
+    const c = await createCheck(d.url, p.apiKey, { name: 'paged pings' });
+    for (let i = 0; i < 7; i++) await ping(d.url, c.uuid, i % 2 ? 'log' : '');
+    const pages: number[][] = [];
+    let before = 0;
+    for (;;) {
+      const page = await rpc(client, 'ListPings', { id: uniqueKeyOf(c.uuid), before_n: before, page_size: 3 }, p.apiKeyReadonly);
+      pages.push(page.pings.map((x) => x.n));
+      if (!page.more) break;
+      before = page.pings.at(-1)!.n;
+    }
+    expect(pages).toEqual([[7, 6, 5], [4, 3, 2], [1]]);
+    // The default page is 50; a page never holds more than 1,000.
+    expect((await rpc(client, 'ListPings', { id: c.uuid }, p.apiKey)).pings).toHaveLength(7);
+    const err = await rpcError(client, 'ListPings', { id: MISSING_UUID }, p.apiKey);
+    expect(err.code).toBe(grpc.status.NOT_FOUND);
+    expect((await rpcError(client, 'ListPings', { id: c.uuid }, other.apiKey)).code).toBe(grpc.status.NOT_FOUND);
+  });
+
+  it('ListPings shows no more than the ping log limit, as GetCheck does', async () => {
+    const small = await d.createProject({ name: 'short log', pingLogLimit: 4 });
+    const c = await createCheck(d.url, small.apiKey, { name: 'short' });
+    for (let i = 0; i < 6; i++) await ping(d.url, c.uuid);
+    const page = await rpc(client, 'ListPings', { id: c.uuid, page_size: 10 }, small.apiKey);
+    expect(page.pings.map((x) => x.n)).toEqual([6, 5, 4, 3]);
+    expect(page.more).toBe(false);
+  });
+
+  it('ListFlips pages back from the newest, by before_revision', async () => {
+    const c = await createCheck(d.url, p.apiKey, { name: 'paged flips' });
+    for (const suffix of ['', 'fail', '', 'fail', '']) await ping(d.url, c.uuid, suffix);
+    const all = await rpc(client, 'ListFlips', { id: c.uuid }, p.apiKey);
+    expect(all.flips.map((f) => f.new_status)).toEqual(['up', 'down', 'up', 'down', 'up']);
+    expect(all.more).toBe(false);
+    const first = await rpc(client, 'ListFlips', { id: c.uuid, page_size: 2 }, p.apiKey);
+    expect(first.more).toBe(true);
+    const second = await rpc(client, 'ListFlips', { id: c.uuid, page_size: 2, before_revision: first.flips[1]!.revision }, p.apiKey);
+    const third = await rpc(client, 'ListFlips', { id: c.uuid, page_size: 2, before_revision: second.flips[1]!.revision }, p.apiKey);
+    expect([...first.flips, ...second.flips, ...third.flips]).toEqual(all.flips);
+    expect(third.more).toBe(false);
+  });
+
+  it('GetPingBody returns one ping’s stored body, cut to max_bytes if asked', async () => {
+    const c = await createCheck(d.url, p.apiKey, { name: 'with output' });
+    const output = 'pg_dump: error: connection to server failed\nexit 3\n';
+    const r = await fetch(`${d.url}/ping/${c.uuid}/3`, { method: 'POST', body: output, headers: { 'User-Agent': 'backup.sh' } });
+    expect(r.status).toBe(200);
+    await r.text();
+    await ping(d.url, c.uuid);
+
+    const detail = await rpc(client, 'GetCheck', { id: c.uuid }, p.apiKey);
+    expect(detail.pings.map((x) => [x.n, x.type, x.body_size, x.exit_status])).toEqual([
+      [2, 'success', 0, undefined],
+      [1, 'fail', Buffer.byteLength(output), 3],
+    ]);
+    const body = await rpc(client, 'GetPingBody', { id: c.uuid, n: 1 }, p.apiKey);
+    expect(body.body.toString('utf8')).toBe(output);
+    expect(body.truncated).toBe(false);
+    expect(body.ping).toMatchObject({ n: 1, type: 'fail', exit_status: 3, ua: 'backup.sh' });
+    const cut = await rpc(client, 'GetPingBody', { id: uniqueKeyOf(c.uuid), n: 1, max_bytes: 7 }, p.apiKeyReadonly);
+    expect(cut.body.toString('utf8')).toBe('pg_dump');
+    expect(cut.truncated).toBe(true);
+    // A ping without a body has an empty one; a ping that is not there is NOT_FOUND.
+    expect((await rpc(client, 'GetPingBody', { id: c.uuid, n: 2 }, p.apiKey)).body).toHaveLength(0);
+    expect((await rpcError(client, 'GetPingBody', { id: c.uuid, n: 9 }, p.apiKey)).code).toBe(grpc.status.NOT_FOUND);
+    expect((await rpcError(client, 'GetPingBody', { id: c.uuid, n: 1 }, other.apiKey)).code).toBe(grpc.status.NOT_FOUND);
+  });
+
+  it('a down check says since when (its flip); other checks say 0', async () => {
+    const c = await createCheck(d.url, p.apiKey, { name: 'went down' });
+    await ping(d.url, c.uuid);
+    expect((await rpc(client, 'GetCheck', { id: c.uuid }, p.apiKey)).check.down_since_ms).toBe(0);
+    await ping(d.url, c.uuid, 'fail');
+    const detail = await rpc(client, 'GetCheck', { id: c.uuid }, p.apiKey);
+    expect(detail.check.stored_status).toBe('down');
+    expect(detail.check.down_since_ms).toBe(detail.flips[0]!.timestamp_ms);
+    expect(detail.check.down_since_ms).toBeGreaterThan(0);
+    const listed = await rpc(client, 'ListChecks', {}, p.apiKey);
+    expect(listed.checks.find((x) => x.uuid === c.uuid)!.down_since_ms).toBe(detail.check.down_since_ms);
+  });
+});
+
 describe('ListChecks', () => {
   it('lists the project’s checks only, in creation order, with the revision', async () => {
     const project = await d.createProject({ name: 'list' });
@@ -268,6 +352,52 @@ describe('ListChecks', () => {
     const whole = await rpc(client, 'ListChecks', { page_size: 3 }, single.apiKey);
     expect(whole.checks).toHaveLength(3);
     expect(whole.next_page_token).toBe('');
+  });
+
+  it('gives out opaque page tokens, good only with the key that received them', async () => {
+    const project = await d.createProject({ name: 'tokens', checkLimit: 10 });
+    const uuids = (await plantChecks(d.daemon.store, project.id, 5, { createdAt: T0 })).map((c) => c.uuid);
+    const first = await rpc(client, 'ListChecks', { page_size: 2 }, project.apiKeyReadonly);
+    expect(first.checks.map((x) => x.uuid)).toEqual(['', '']);
+    const token = first.next_page_token;
+    expect(token).not.toBe('');
+    // Nothing of a check UUID can be read out of the token, in any encoding of it.
+    const raw = Buffer.from(token, 'base64url');
+    for (const uuid of uuids) {
+      const hex = uuid.replace(/-/g, '');
+      for (const form of [uuid, hex, Buffer.from(hex, 'hex').toString('latin1')]) expect(raw.toString('latin1')).not.toContain(form);
+      expect(token).not.toContain(uuid);
+    }
+    expect(() => JSON.parse(raw.toString('utf8'))).toThrow();
+    // The same key goes on where it left off.
+    const second = await rpc(client, 'ListChecks', { page_size: 2, page_token: token }, project.apiKeyReadonly);
+    expect(second.checks.map((x) => x.unique_key)).toEqual(uuids.slice(2, 4).map(uniqueKeyOf));
+    // Another key, of the same project or of another one, gets nothing out of it.
+    for (const key of [project.apiKey, p.apiKeyReadonly, p.apiKey]) {
+      const err = await rpcError(client, 'ListChecks', { page_size: 2, page_token: token }, key);
+      expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+      expect(err.details).toBe('page_token is not one ListChecks gave out');
+    }
+    // Nor does a token with one character changed.
+    const i = Math.floor(token.length / 2);
+    const changed = token.slice(0, i) + (token[i] === 'A' ? 'B' : 'A') + token.slice(i + 1);
+    expect((await rpcError(client, 'ListChecks', { page_size: 2, page_token: changed }, project.apiKeyReadonly)).code).toBe(
+      grpc.status.INVALID_ARGUMENT,
+    );
+    // The same position asked for twice gives two different tokens, both good.
+    const again = await rpc(client, 'ListChecks', { page_size: 2 }, project.apiKeyReadonly);
+    expect(again.next_page_token).not.toBe(token);
+    const viaAgain = await rpc(client, 'ListChecks', { page_size: 2, page_token: again.next_page_token }, project.apiKeyReadonly);
+    expect(viaAgain.checks.map((x) => x.unique_key)).toEqual(second.checks.map((x) => x.unique_key));
+  });
+
+  it('page tokens outlive a restart: they are sealed with the data dir’s secret', async () => {
+    const secret = await d.daemon.store.badgeSecret();
+    const pos = { createdAt: T0, uuid: MISSING_UUID };
+    const token = new PageTokens(secret).seal(pos, p.apiKey);
+    expect(new PageTokens(secret).open(token, p.apiKey)).toEqual(pos);
+    expect(new PageTokens(secret).open(token, p.apiKeyReadonly)).toBeNull();
+    expect(new PageTokens(`${secret}x`).open(token, p.apiKey)).toBeNull();
   });
 
   it('refuses a page token it did not give out, with INVALID_ARGUMENT', async () => {

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { WatchHub } from '../../daemon/grpc/watch.js';
 import { Store } from '../../daemon/store/store.js';
-import type { WatchEventMsg } from '../../daemon/grpc/messages.js';
+import type { WatchEventMsg } from '../../proto/messages.js';
 import { ManualClock, tempDir } from '../helpers/daemon.js';
 import { plantChecks, useCleanups } from '../helpers/store.js';
 

@@ -2,8 +2,18 @@
 // built from the same proto file the daemon serves, promise wrappers for the
 // unary calls, and a Watch recorder that tests can wait on. Not a test file.
 import * as grpc from '@grpc/grpc-js';
-import { loadCheckdProto } from '../../daemon/grpc/proto.js';
-import type { CheckDetailMsg as WireCheckDetail, CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg } from '../../daemon/grpc/messages.js';
+import { loadCheckdProto } from '../../proto/checkd.js';
+import type {
+  CheckDetailMsg as WireCheckDetail,
+  CheckMsg,
+  FlipMsg,
+  ListFlipsResponseMsg,
+  ListPingsResponseMsg,
+  PingBodyMsg,
+  PingMsg,
+  ProjectMsg,
+  WatchEventMsg,
+} from '../../proto/messages.js';
 import type { Store } from '../../daemon/store/store.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 
@@ -20,6 +30,9 @@ export interface CheckdClient extends grpc.Client {
   GetProject: Unary<object, ProjectMsg>;
   ListChecks: Unary<{ page_size?: number; page_token?: string }, { checks: CheckMsg[]; revision: number; next_page_token: string }>;
   GetCheck: Unary<{ id: string; limit?: number }, CheckDetailMsg>;
+  ListPings: Unary<{ id: string; before_n?: number; page_size?: number }, ListPingsResponseMsg>;
+  ListFlips: Unary<{ id: string; before_revision?: number; page_size?: number }, ListFlipsResponseMsg>;
+  GetPingBody: Unary<{ id: string; n: number; max_bytes?: number }, PingBodyMsg>;
   PauseCheck: Unary<{ id: string }, CheckMsg>;
   ResumeCheck: Unary<{ id: string }, CheckMsg>;
   Watch(req: { since_revision?: number }, md: grpc.Metadata): grpc.ClientReadableStream<WatchEventMsg>;
@@ -42,7 +55,7 @@ export function keyMetadata(key: string | null): grpc.Metadata {
   return md;
 }
 
-type UnaryName = 'GetProject' | 'ListChecks' | 'GetCheck' | 'PauseCheck' | 'ResumeCheck';
+type UnaryName = 'GetProject' | 'ListChecks' | 'GetCheck' | 'ListPings' | 'ListFlips' | 'GetPingBody' | 'PauseCheck' | 'ResumeCheck';
 type ReqOf<M extends UnaryName> = Parameters<CheckdClient[M]>[0];
 type ResOf<M extends UnaryName> = CheckdClient[M] extends Unary<never, infer R> ? R : never;
 

@@ -266,6 +266,30 @@ describe('live events', () => {
       expect(e.checks[0]!.unique_key).toBe(uniqueKeyOf(c.uuid));
     }
   });
+
+  it('of a ping carry what GetCheck says of it: user agent, body size, exit status; and a flip down says since when', async () => {
+    const w = watch(p.apiKey);
+    await w.until(() => w.events.length >= 1, 'the snapshot');
+    const c = await createCheck(d.url, p.apiKey, { name: 'ping-fields' });
+    const r = await fetch(`${d.url}/ping/${c.uuid}/4`, { method: 'POST', body: 'rsync: connection reset', headers: { 'User-Agent': 'cron-job/2' } });
+    expect(r.status).toBe(200);
+    await r.text();
+    await ping(d.url, c.uuid, 'log');
+    await w.until(() => w.changes.filter((e) => e.type === 'EVENT_TYPE_PING_RECEIVED').length >= 2, 'two pings');
+    const events = w.changes.filter((e) => e.type === 'EVENT_TYPE_PING_RECEIVED' && e.check_id === c.uuid);
+    const detail = await rpc(client, 'GetCheck', { id: c.uuid }, p.apiKey);
+    expect(events.map((e) => e.ping).reverse()).toEqual(detail.pings);
+    expect(events[0]!.ping).toMatchObject({ type: 'fail', ua: 'cron-job/2', body_size: 23, exit_status: 4 });
+    expect(events[1]!.ping!.exit_status).toBeUndefined();
+    // The check went down with that ping: since its flip.
+    const flip = w.changes.find((e) => e.type === 'EVENT_TYPE_FLIP' && e.check_id === c.uuid)!;
+    expect(events[0]!.checks[0]!.down_since_ms).toBe(flip.flip!.timestamp_ms);
+    expect(events[1]!.checks[0]!.down_since_ms).toBe(flip.flip!.timestamp_ms);
+    // The snapshot of a new watcher says the same.
+    const later = watch(p.apiKey);
+    await later.until(() => later.events.length >= 1, 'the snapshot');
+    expect(later.events[0]!.checks.find((x) => x.uuid === c.uuid)!.down_since_ms).toBe(flip.flip!.timestamp_ms);
+  });
 });
 
 describe('resume from a revision', () => {

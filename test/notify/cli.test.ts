@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
-import { loadCheckdProto } from '../../daemon/grpc/proto.js';
+import { loadCheckdProto } from '../../proto/checkd.js';
 import { goDown, startHttpReceiver, startSmtpReceiver, type HttpReceiver, type SmtpReceiver } from './support.js';
 
 /** The runner's environment minus any CHECKD_* setting, plus `env`. */

@@ -32,6 +32,7 @@ export function check(overrides: Partial<CheckMsg> = {}): CheckMsg {
     tz: 'UTC',
     manual_resume: false,
     created_ms: T0 - 86_400_000,
+    down_since_ms: 0,
     ...overrides,
   };
 }

@@ -1,6 +1,6 @@
 // checktop's module graph, read from the source: no module imports itself
-// through others, and of the daemon checktop uses only the domain (plus the
-// gRPC message shapes and proto loader it shares with the server).
+// through others, and of the daemon checktop uses only the domain; the proto
+// loader and message shapes it shares with the server are in proto/.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,9 +8,6 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TUI = join(ROOT, 'tui');
-
-/** The daemon modules checktop may import besides daemon/domain/. */
-const SHARED_WITH_SERVER = ['daemon/grpc/messages.ts', 'daemon/grpc/proto.ts'];
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -53,15 +50,17 @@ describe('checktop modules', () => {
     expect(cycles).toEqual([]);
   });
 
-  it('use only the domain of the daemon, and the gRPC shapes it shares with the server', () => {
+  it('use only the domain of the daemon, and proto/ for what they share with the server', () => {
     const outside = [...graph].flatMap(([file, deps]) =>
       deps.filter((d) => !d.startsWith('tui/')).map((d) => `${file} → ${d}`),
     );
     expect(outside.length).toBeGreaterThan(0);
-    const stray = outside.filter((edge) => {
-      const target = edge.split(' → ')[1]!;
-      return !target.startsWith('daemon/domain/') && !SHARED_WITH_SERVER.includes(target);
-    });
+    const target = (edge: string) => edge.split(' → ')[1]!;
+    const stray = outside.filter((edge) => !target(edge).startsWith('daemon/domain/') && !target(edge).startsWith('proto/'));
     expect(stray).toEqual([]);
+    // The wire shapes and the loader come from proto/, and proto/ itself needs nothing of the daemon or checktop.
+    expect(outside.filter((edge) => target(edge).startsWith('proto/')).length).toBeGreaterThan(0);
+    const shared = sources(join(ROOT, 'proto')).flatMap((f) => importsOf(f).map((d) => `${relative(ROOT, f)} → ${d}`));
+    expect(shared.filter((edge) => !target(edge).startsWith('proto/'))).toEqual([]);
   });
 });
