@@ -7,7 +7,7 @@
 import { lstatSync, unlinkSync } from 'node:fs';
 import { lookup } from 'node:dns/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { parseHostPort } from '../config/serve.js';
+import { parseHostPort } from '../config/values.js';
 
 export interface GrpcListener {
   /** The address actually bound (port 0 resolved). */
