@@ -19,8 +19,10 @@ import { JournalWriter } from './store/journal-writer.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { ServeConfig } from './config/serve.js';
 import type { Logger } from './shared/log.js';
-import { ListenError } from './shared/listen.js';
+import { hostPortText, ListenError } from './shared/listen.js';
 import { ShutdownStack } from './shared/shutdown-stack.js';
+import { startSmtpListener } from './email/listener.js';
+import { pingEmailDomainOf } from './config/serve.js';
 
 export interface RunningDaemon {
   store: Store;
@@ -32,6 +34,8 @@ export interface RunningDaemon {
   notifier: Notifier;
   httpAddress: string;
   grpcAddress: string;
+  /** Where e-mail pings are received; null when --smtp-listen is off. */
+  smtpAddress: string | null;
   stop(): Promise<void>;
 }
 
@@ -131,13 +135,34 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
     throw new ListenError('gRPC', config.grpcListen, err);
   }
   closers.push(() => hub.close());
+  const smtpAddress = config.smtpListen ? await startEmailPings(config, pings, logger, closers) : null;
   // Deliveries begin once both listeners are up (a failed start leaves nothing running).
   notifier.start();
   const pruner = startEventPruning(store, clock, logger, () => notifier.pruneFloor());
   closers.push(() => clearInterval(pruner));
   let stopping: Promise<void> | null = null;
   const stop = () => (stopping ??= closers.close());
-  return { store, http, grpc, events, monitor, hub, notifier, httpAddress, grpcAddress: grpc.address, stop };
+  return { store, http, grpc, events, monitor, hub, notifier, httpAddress, grpcAddress: grpc.address, smtpAddress, stop };
+}
+
+/** The SMTP listener of e-mail pings; it closes before the store, like the other listeners. */
+async function startEmailPings(config: ServeConfig, pings: PingService, logger: Logger, closers: ShutdownStack): Promise<string> {
+  const listen = config.smtpListen!;
+  try {
+    const smtp = await startSmtpListener({
+      listen,
+      domain: pingEmailDomainOf(config),
+      messageLimit: config.smtpMessageLimit,
+      pingBodyLimit: config.pingBodyLimit,
+      pings,
+      logger: logger.child({ component: 'smtp' }),
+      closeTimeoutMs: SHUTDOWN_GRACE_MS,
+    });
+    closers.push(() => smtp.close());
+    return smtp.address;
+  } catch (err) {
+    throw new ListenError('SMTP', hostPortText(listen), err);
+  }
 }
 
 /**

@@ -270,10 +270,11 @@ async function serve(raw: RawServeOptions): Promise<void> {
     shutdown(signalled);
     return;
   }
-  logger.info({ http: daemon.httpAddress, grpc: daemon.grpcAddress, dataDir: config.dataDir }, 'checkd started');
-  process.stdout.write(`checkd ready http=${daemon.httpAddress} grpc=${daemon.grpcAddress}\n`);
-  // Only now are both ports bound: tell systemd (Type=notify) we are ready.
-  await sdNotify(`READY=1\nSTATUS=serving http=${daemon.httpAddress} grpc=${daemon.grpcAddress}`, logger);
+  logger.info({ http: daemon.httpAddress, grpc: daemon.grpcAddress, smtp: daemon.smtpAddress ?? undefined, dataDir: config.dataDir }, 'checkd started');
+  const listeners = `http=${daemon.httpAddress} grpc=${daemon.grpcAddress}${daemon.smtpAddress ? ` smtp=${daemon.smtpAddress}` : ''}`;
+  process.stdout.write(`checkd ready ${listeners}\n`);
+  // Only now are all ports bound: tell systemd (Type=notify) we are ready.
+  await sdNotify(`READY=1\nSTATUS=serving ${listeners}`, logger);
 }
 
 function fail(message: string, code: number): never {

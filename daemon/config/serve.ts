@@ -24,6 +24,11 @@ export function resolveServeConfig(opts: RawServeOptions, env: NodeJS.ProcessEnv
   return resolveSettings(SERVE_SETTINGS, opts, env);
 }
 
+/** The domain of ping e-mail addresses: --ping-email-domain, else the host of --base-url. */
+export function pingEmailDomainOf(config: Pick<ServeConfig, 'pingEmailDomain' | 'baseUrl'>): string {
+  return config.pingEmailDomain ?? new URL(config.baseUrl).hostname;
+}
+
 /**
  * The host names of the listen addresses must resolve: checked before the data
  * dir is opened, so that a typo is a bad flag (exit 2, nothing written) rather
@@ -34,6 +39,7 @@ export async function checkListenHosts(config: ServeConfig): Promise<void> {
   if (!config.grpcListen.startsWith('unix:')) {
     hosts.push([parseHostPort(config.grpcListen, '--grpc-listen').host, '--grpc-listen']);
   }
+  if (config.smtpListen) hosts.push([config.smtpListen.host, '--smtp-listen']);
   for (const [host, what] of hosts) {
     if (isIP(host) !== 0) continue;
     try {

@@ -3,6 +3,7 @@
 // table, resolution follows it (a flag wins over its env var, the env var over
 // the default), and a test holds README's table of flags to it.
 import {
+  bytesAtLeast,
   LOG_LEVELS,
   millisecondsAtLeast,
   parseBadgeLabel,
@@ -12,6 +13,8 @@ import {
   parseFromAddress,
   parseHostPort,
   parseLogLevel,
+  parseMailDomain,
+  parseOptionalHostPort,
   parseSmtpUrl,
   parseSwitch,
   validateGrpcAddress,
@@ -51,6 +54,12 @@ export interface ServeSettingValues {
   logLevel: string;
   /** The label of the project-wide (`*`) status badge. */
   badgeLabel: string;
+  /** Where e-mail pings are received (daemon/email/); null: off. */
+  smtpListen: HostPort | null;
+  /** The domain of ping addresses; null: the host of baseUrl (pingEmailDomainOf). */
+  pingEmailDomain: string | null;
+  /** Largest e-mail ping accepted, in bytes; a larger one gets 552. */
+  smtpMessageLimit: number;
 }
 
 /** What the notifier rows fill (NotifyConfig); `checkd channel test` reads them too. */
@@ -146,6 +155,32 @@ export const SERVE_SETTINGS: SettingTable<ServeSettingValues> = {
     default: 'checkd',
     help: 'label of the project-wide (*) badge',
     parse: parseBadgeLabel,
+  },
+  smtpListen: {
+    flag: '--smtp-listen',
+    arg: 'host:port',
+    env: 'CHECKD_SMTP_LISTEN',
+    default: '',
+    shownDefault: 'off',
+    help: 'SMTP address that takes e-mail pings',
+    parse: parseOptionalHostPort,
+  },
+  pingEmailDomain: {
+    flag: '--ping-email-domain',
+    arg: 'domain',
+    env: 'CHECKD_PING_EMAIL_DOMAIN',
+    default: '',
+    shownDefault: 'host of --base-url',
+    help: 'domain of the ping e-mail addresses',
+    parse: parseMailDomain,
+  },
+  smtpMessageLimit: {
+    flag: '--smtp-message-limit',
+    arg: 'bytes',
+    env: 'CHECKD_SMTP_MESSAGE_LIMIT',
+    default: '5000000',
+    help: 'largest e-mail ping accepted',
+    parse: bytesAtLeast(1000),
   },
 };
 

@@ -36,6 +36,19 @@ function validHost(host: string): boolean {
   return host.length <= 253 && host.split('.').every((l) => /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(l));
 }
 
+/** HOST:PORT, or null (blank) for a listener that is off. */
+export function parseOptionalHostPort(value: string, what: Source): HostPort | null {
+  return value.trim() === '' ? null : parseHostPort(value.trim(), what);
+}
+
+/** A mail domain (a DNS name or IPv4 literal), lowercased; null when blank. */
+export function parseMailDomain(value: string, what: Source): string | null {
+  const domain = value.trim().toLowerCase();
+  if (domain === '') return null;
+  if (!validHost(domain)) throw new ConfigError(`${what}: expected a domain such as checkd.example.org, got "${value}"`);
+  return domain;
+}
+
 /** Longest unix socket path the kernel takes (sun_path is 108 bytes with its NUL). */
 const UNIX_PATH_MAX = 107;
 
@@ -111,6 +124,15 @@ export function parseCountValue(value: string, what: Source): number {
   if (count.ok) return count.value;
   if (count.problem === 'out-of-range') throw new ConfigError(`${what}: too large, got "${value}"`);
   throw new ConfigError(`${what}: expected a non-negative integer, got "${value}"`);
+}
+
+/** A number of bytes of at least `min`. */
+export function bytesAtLeast(min: number): (value: string, what: Source) => number {
+  return (value, what) => {
+    const count = parseCount(value.trim(), min);
+    if (!count.ok) throw new ConfigError(`${what}: expected a whole number of bytes >= ${min}, got "${value}"`);
+    return count.value;
+  };
 }
 
 /** Whole milliseconds of at least `min`. */

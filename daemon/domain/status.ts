@@ -157,7 +157,7 @@ export interface SignalResult {
  * It reads the stored status, so it belongs inside the atomic update; applySignal
  * applies it itself, which makes it safe to classify outside the transaction.
  */
-export function effectiveKind(check: CheckRecord, kind: PingKind): PingKind {
+export function effectiveKind(check: Pick<CheckRecord, 'status' | 'manualResume'>, kind: PingKind): PingKind {
   return check.status === 'paused' && check.manualResume ? 'ign' : kind;
 }
 

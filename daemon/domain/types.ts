@@ -63,6 +63,9 @@ export interface CheckRecord {
 
 export type PingKind = 'success' | 'start' | 'fail' | 'log' | 'ign';
 
+/** A ping's `ua` is cut to this many characters (ping-protocol §5). */
+export const PING_UA_MAX = 200;
+
 export interface PingRecord {
   n: number;
   /** Epoch ms. */

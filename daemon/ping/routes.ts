@@ -7,6 +7,7 @@ import { clientAddress } from './remote-addr.js';
 import { HttpError } from '../api/errors.js';
 import { parsePingPath, type PingUrl } from '../domain/ping-url.js';
 import type { PingService, PingFacts } from '../service/pings.js';
+import { PING_UA_MAX } from '../domain/types.js';
 
 /**
  * Every method Node's HTTP parser hands over is a ping (ping-protocol §2: TRACE,
@@ -14,7 +15,6 @@ import type { PingService, PingFacts } from '../service/pings.js';
  */
 const METHODS = NODE_METHODS.filter((m) => m !== 'CONNECT');
 const RID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const UA_MAX = 200;
 /** Largest ping request accepted at all; only pingBodyLimit bytes of it are stored. */
 export const PING_REQUEST_CAP = 2_621_440;
 
@@ -101,7 +101,7 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
       // Present but empty stays empty, as the reference records it.
       scheme: typeof proto === 'string' ? proto : 'http',
       remoteAddr: clientAddress(Array.isArray(xff) ? xff[0] : xff, req.socket.remoteAddress, opts.trustProxy),
-      ua: (req.headers['user-agent'] ?? '').slice(0, UA_MAX),
+      ua: (req.headers['user-agent'] ?? '').slice(0, PING_UA_MAX),
       body: raw.subarray(0, opts.pingBodyLimit),
       rid,
     };

@@ -2,15 +2,16 @@
 // flip if the status changed) in one durable transaction. Answering 200 only
 // after `transact` resolves is what makes an acknowledged ping durable.
 import { classifyPing, pingDuration } from '../domain/classify.js';
+import { classifyEmailPing, type EmailContent } from '../domain/email-ping.js';
 import { applySignal } from '../domain/status.js';
 import { newCheck } from '../domain/check-input.js';
 import { newUuid } from '../domain/ids.js';
 import type { Clock } from '../shared/clock.js';
-import type { CheckRecord, PingRecord } from '../domain/types.js';
+import type { CheckRecord, PingKind, PingRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import type { UrlAction } from '../domain/ping-url.js';
 
-/** What the HTTP layer learned from the request. */
+/** What the HTTP or SMTP layer learned from the request. */
 export interface PingFacts {
   method: string;
   scheme: string;
@@ -41,11 +42,26 @@ export class PingService {
 
   /** `exitStatus` is one the URL grammar accepted (parsePingPath refuses those above 255). */
   async record(uuid: string, action: UrlAction, exitStatus: number | null, facts: PingFacts): Promise<'ok' | 'missing'> {
+    return this.recordAs(uuid, exitStatus, facts, (check) => classifyPing({ action, exitStatus, method: facts.method, body: facts.body, check }));
+  }
+
+  /** An e-mail ping (ping-protocol §12): classified by the check's subject and body filters. */
+  async recordEmail(uuid: string, content: EmailContent, facts: PingFacts): Promise<'ok' | 'missing'> {
+    return this.recordAs(uuid, null, facts, (check) => classifyEmailPing(content, check));
+  }
+
+  /** `classify` reads the check inside the ping's transaction, as it stands when the ping applies. */
+  private async recordAs(
+    uuid: string,
+    exitStatus: number | null,
+    facts: PingFacts,
+    classify: (check: CheckRecord) => PingKind,
+  ): Promise<'ok' | 'missing'> {
     const now = this.clock.now();
     return this.store.transactPing(() => {
       const check = this.store.getCheck(uuid);
       if (!check) return 'missing';
-      const kind = classifyPing({ action, exitStatus, method: facts.method, body: facts.body, check });
+      const kind = classify(check);
       const n = check.nPings + 1;
       // Read lazily: the walk usually stops at the first earlier ping. A check
       // that never started a run has no start to find.

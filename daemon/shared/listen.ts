@@ -5,9 +5,12 @@ import { createServer } from 'node:net';
 import type { ServeConfig } from '../config/serve.js';
 import { parseHostPort } from '../config/values.js';
 
+/** The daemon's listeners, as messages name them. */
+export type ListenerName = 'HTTP' | 'gRPC' | 'SMTP';
+
 export class ListenError extends Error {
   override readonly name = 'ListenError';
-  constructor(what: 'HTTP' | 'gRPC', address: string, cause: unknown) {
+  constructor(what: ListenerName, address: string, cause: unknown) {
     super(`cannot listen for ${what} on ${address}: ${describeListenError(cause)}`, { cause });
   }
 }
@@ -32,7 +35,7 @@ function describeListenError(err: unknown): string {
 }
 
 /** Bind and release one TCP address; port 0 always binds and is not probed. */
-async function probe(what: 'HTTP' | 'gRPC', host: string, port: number, shown: string): Promise<void> {
+async function probe(what: ListenerName, host: string, port: number, shown: string): Promise<void> {
   if (port === 0) return;
   const server = createServer();
   try {
@@ -48,13 +51,20 @@ async function probe(what: 'HTTP' | 'gRPC', host: string, port: number, shown: s
 }
 
 /**
- * Both TCP listen addresses, bound for a moment before anything is opened.
+ * The TCP listen addresses, each bound for a moment before anything is opened.
  * A race (the port taken between probe and bind) still fails the real bind.
  */
-export async function probeListenAddresses(config: Pick<ServeConfig, 'listen' | 'grpcListen'>): Promise<void> {
+export async function probeListenAddresses(config: Pick<ServeConfig, 'listen' | 'grpcListen' | 'smtpListen'>): Promise<void> {
   const { host, port } = config.listen;
   await probe('HTTP', host, port, `${host}:${port}`);
-  if (config.grpcListen.startsWith('unix:')) return;
-  const grpc = parseHostPort(config.grpcListen, '--grpc-listen');
-  await probe('gRPC', grpc.host, grpc.port, config.grpcListen);
+  if (!config.grpcListen.startsWith('unix:')) {
+    const grpc = parseHostPort(config.grpcListen, '--grpc-listen');
+    await probe('gRPC', grpc.host, grpc.port, config.grpcListen);
+  }
+  if (config.smtpListen) await probe('SMTP', config.smtpListen.host, config.smtpListen.port, hostPortText(config.smtpListen));
+}
+
+/** HOST:PORT as a message or the ready line shows it, an IPv6 host in brackets. */
+export function hostPortText({ host, port }: { host: string; port: number }): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

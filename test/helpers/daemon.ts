@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
-import { createLogger } from '../../daemon/shared/log.js';
+import { createLogger, type Logger } from '../../daemon/shared/log.js';
 import { ManualClock, systemClock, type Clock } from '../../daemon/shared/clock.js';
 import { DEFAULTS, type ServeConfig } from '../../daemon/config/serve.js';
 import { NOTIFY_DEFAULTS, type NotifyConfig } from '../../daemon/config/notify.js';
@@ -55,6 +55,12 @@ export async function startInProcess(
     grpcListen?: string;
     /** Notifier settings over the defaults (SMTP, shell, retry timings). */
     notify?: Partial<NotifyConfig>;
+    /** E-mail pings: the SMTP address (off by default), the ping domain, the message limit. */
+    smtpListen?: { host: string; port: number };
+    pingEmailDomain?: string;
+    smtpMessageLimit?: number;
+    /** Where the daemon logs; silent by default. */
+    logger?: Logger;
   } = {},
 ): Promise<InProcessDaemon> {
   const dataDir = opts.dataDir ?? tempDir().path;
@@ -68,10 +74,13 @@ export async function startInProcess(
     trustProxy: opts.trustProxy ?? false,
     logLevel: 'silent',
     badgeLabel: opts.badgeLabel ?? DEFAULTS.badgeLabel,
+    smtpListen: opts.smtpListen ?? null,
+    pingEmailDomain: opts.pingEmailDomain ?? null,
+    smtpMessageLimit: opts.smtpMessageLimit ?? Number(DEFAULTS.smtpMessageLimit),
     notify: { ...NOTIFY_DEFAULTS, ...opts.notify },
   };
   const clock = opts.clock ?? systemClock;
-  const daemon = await startDaemon(config, createLogger('silent'), clock);
+  const daemon = await startDaemon(config, opts.logger ?? createLogger('silent'), clock);
   return {
     daemon,
     url: `http://${daemon.httpAddress}`,
@@ -94,6 +103,8 @@ export interface ChildDaemon {
   proc: ChildProcessWithoutNullStreams;
   http: string;
   grpc: string;
+  /** The SMTP address of e-mail pings, when started with --smtp-listen. */
+  smtp?: string;
   url: string;
   stdout: string[];
   stderr(): string;
@@ -110,14 +121,14 @@ export async function startChild(args: string[], env: NodeJS.ProcessEnv = {}, ti
   let stderr = '';
   proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const lines = createInterface({ input: proc.stdout });
-  const ready = new Promise<{ http: string; grpc: string }>((resolveReady, reject) => {
+  const ready = new Promise<{ http: string; grpc: string; smtp?: string }>((resolveReady, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ready line within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
     lines.on('line', (line) => {
       stdout.push(line);
-      const m = /^checkd ready http=(\S+) grpc=(\S+)$/.exec(line);
+      const m = /^checkd ready http=(\S+) grpc=(\S+)(?: smtp=(\S+))?$/.exec(line);
       if (m) {
         clearTimeout(timer);
-        resolveReady({ http: m[1]!, grpc: m[2]! });
+        resolveReady({ http: m[1]!, grpc: m[2]!, ...(m[3] ? { smtp: m[3] } : {}) });
       }
     });
     proc.on('exit', (code) => {
