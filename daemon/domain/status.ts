@@ -27,10 +27,25 @@ export function graceStart(check: CheckRecord): number | null {
   return expected === null ? check.lastStart : Math.min(expected, check.lastStart);
 }
 
-/** D = G + grace (§2.3): the instant the check goes down by itself, or null for never. */
+/**
+ * Seconds a started run may take before the check goes down: grace upstream
+ * (§2.3), the check's max_duration when it has one (alert-policies §1).
+ */
+export function runLimit(check: Pick<CheckRecord, 'grace' | 'maxDuration'>): number {
+  return check.maxDuration ? check.maxDuration : check.grace;
+}
+
+/**
+ * D (§2.3): the instant the check goes down by itself, or null for never.
+ * Upstream's G + grace is min(E + grace, last_start + grace); a run limit of
+ * its own replaces the second grace (alert-policies §1).
+ */
 export function goingDownAfter(check: CheckRecord): number | null {
-  const start = graceStart(check);
-  return start === null ? null : start + check.grace * SECOND;
+  const expected = expectedNext(check);
+  const late = expected === null ? null : expected + check.grace * SECOND;
+  if (check.lastStart === null || check.status === 'down') return late;
+  const overrun = check.lastStart + runLimit(check) * SECOND;
+  return late === null ? overrun : Math.min(late, overrun);
 }
 
 /** The API `started` field: a start signal is outstanding, even on a down check. */
@@ -51,15 +66,19 @@ export interface StatusInputs {
   grace: number;
   /** The outstanding start signal, null when none. */
   lastStart: number | null;
+  /** Seconds a run may take (runLimit); absent: the grace. */
+  runLimit?: number;
 }
 
 export function statusInputsOf(check: CheckRecord): StatusInputs {
-  return { status: check.status, expected: expectedNext(check), grace: check.grace, lastStart: check.lastStart };
+  const inputs: StatusInputs = { status: check.status, expected: expectedNext(check), grace: check.grace, lastStart: check.lastStart };
+  if (check.maxDuration) inputs.runLimit = check.maxDuration;
+  return inputs;
 }
 
-/** Rule 1: a run that outlived its grace is down whatever the stored status says. */
+/** Rule 1: a run that outlived its limit (grace, or max_duration) is down whatever the stored status says. */
 function runOverdue(s: StatusInputs, now: number): boolean {
-  return s.lastStart !== null && now >= s.lastStart + s.grace * SECOND;
+  return s.lastStart !== null && now >= s.lastStart + (s.runLimit ?? s.grace) * SECOND;
 }
 
 /** The display status at `now` in API v2 and v3 terms (§3). Read-time only: never stored. */
@@ -84,7 +103,7 @@ export function nextStatusChange(s: StatusInputs, at: number): number {
   const consider = (t: number) => {
     if (t > at && t < next) next = t;
   };
-  if (s.lastStart !== null) consider(s.lastStart + grace);
+  if (s.lastStart !== null) consider(s.lastStart + (s.runLimit ?? s.grace) * SECOND);
   if (s.status === 'up' && s.expected !== null) {
     consider(s.expected);
     consider(s.expected + grace);
@@ -283,5 +302,11 @@ export function evaluateDeadline(check: CheckRecord, now: number): DeadlineResul
   // the fallback only satisfies the type checker.
   const deadline = goingDownAfter(check) ?? now;
   const next: CheckRecord = { ...check, channels: [...check.channels], status: 'down', alertAfter: null };
-  return { check: next, flip: flipOf(deadline, check.status, 'down', 'timeout', false) };
+  return { check: next, flip: flipOf(deadline, check.status, 'down', downReason(check, deadline), false) };
+}
+
+/** Why a check goes down at its deadline: its run hit max_duration (alert-policies §1), or it was late. */
+function downReason(check: CheckRecord, deadline: number): FlipRecord['reason'] {
+  const overran = check.maxDuration && check.lastStart !== null && deadline === check.lastStart + check.maxDuration * SECOND;
+  return overran ? 'duration' : 'timeout';
 }
