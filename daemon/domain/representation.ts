@@ -75,4 +75,6 @@ export function checkToJson(check: CheckRecord, opts: RepresentationOptions): Re
  */
 function addExtensionMembers(doc: Record<string, unknown>, check: CheckRecord): void {
   if (check.maxDuration) doc.max_duration = check.maxDuration;
+  if (check.failureTolerance) doc.failure_tolerance = check.failureTolerance;
+  if (check.consecutiveFailures) doc.consecutive_failures = check.consecutiveFailures;
 }

@@ -205,9 +205,14 @@ export function applySignal(check: CheckRecord, signal: Signal): SignalResult {
       const otherRunStillGoing = kind === 'success' && !sameRun && rid !== null;
       if (!otherRunStillGoing) endRun(next);
     }
+    const failures = countFailures(next, kind);
     const target: StoredStatus = kind === 'success' ? 'up' : 'down';
-    if (check.status !== target) {
+    if (kind === 'fail' && tolerated(check)) {
+      // The job did run: last_ping has moved, the status stays up.
+    } else if (check.status !== target) {
       flip = flipOf(now, check.status, target, kind === 'fail' ? 'fail' : '', false);
+      // The count says why, when a tolerance held the earlier failures back.
+      if (kind === 'fail' && check.status === 'up' && failures > 0) flip.failures = failures;
       next.status = target;
     }
   }
@@ -215,6 +220,30 @@ export function applySignal(check: CheckRecord, signal: Signal): SignalResult {
 
   next.alertAfter = goingDownAfter(next);
   return { check: next, flip, kind };
+}
+
+/**
+ * A fail signal on an up check whose failure_tolerance has room for one more
+ * consecutive failure (alert-policies §2): stored, but no flip. New and
+ * paused checks are not tolerant, and missed deadlines are not failures.
+ */
+function tolerated(check: CheckRecord): boolean {
+  return check.status === 'up' && (check.consecutiveFailures ?? 0) < (check.failureTolerance ?? 0);
+}
+
+/**
+ * Keep `consecutive_failures` of a check with a failure tolerance: a success
+ * resets it, a fail adds one (start, log and ign leave it). Returns the count
+ * after this signal; a check without a tolerance never counts.
+ */
+function countFailures(next: CheckRecord, kind: 'success' | 'fail'): number {
+  if (!next.failureTolerance) return 0;
+  if (kind === 'success') {
+    delete next.consecutiveFailures;
+    return 0;
+  }
+  next.consecutiveFailures = (next.consecutiveFailures ?? 0) + 1;
+  return next.consecutiveFailures;
 }
 
 function endRun(check: CheckRecord): void {

@@ -63,6 +63,10 @@ export interface CheckRecord {
   // default, so a check that uses none is stored, and shown, as before them.
   /** Seconds a started run may take before the check goes down (§1); absent: grace bounds the run. */
   maxDuration?: number;
+  /** Consecutive fail signals an up check takes without going down (§2). */
+  failureTolerance?: number;
+  /** Fail signals since the last success, counted while failureTolerance is set (§2). */
+  consecutiveFailures?: number;
 }
 
 export type PingKind = 'success' | 'start' | 'fail' | 'log' | 'ign';
@@ -104,6 +108,8 @@ export interface FlipRecord {
   reason: '' | 'fail' | 'timeout' | 'duration';
   /** Pause/resume flips are stored as already processed: never notified. */
   processed: boolean;
+  /** A fail flip of a check with a failure tolerance: the consecutive failures it took (alert-policies §2). */
+  failures?: number;
 }
 
 export interface ProjectRecord {

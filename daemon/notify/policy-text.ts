@@ -43,6 +43,7 @@ export function policyReasonSentence(flip: FlipRecord, check: CheckRecord): stri
     const limit = check.maxDuration ? compactDuration(check.maxDuration * 1000) : 'its run-time limit';
     return `The run took too long: it ran longer than ${limit}.`;
   }
+  if (flip.reason === 'fail' && flip.failures) return `Received a failure signal: ${flip.failures} consecutive failures.`;
   return null;
 }
 

@@ -107,6 +107,8 @@ export const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId' | 'ever
   nPings: { json: 'n_pings', check: rules.int(0) },
   channels: { json: 'channels', check: rules.uuids() },
   maxDuration: { json: 'max_duration', check: rules.int(DURATION_MIN, DURATION_MAX), optional: true },
+  failureTolerance: { json: 'failure_tolerance', check: rules.int(1, 100), optional: true },
+  consecutiveFailures: { json: 'consecutive_failures', check: rules.int(1), optional: true },
 };
 
 export const CHANNEL_FIELDS: Record<Exclude<keyof ChannelRecord, 'projectId'>, FieldRule> = {

@@ -14,7 +14,9 @@ import {
   statusInputsOf,
 } from '../../daemon/domain/status.js';
 import { applyCheckInput, newCheck, validateCheckInput } from '../../daemon/domain/check-input.js';
-import type { CheckRecord } from '../../daemon/domain/types.js';
+import { summarySentence, webhookValues, type Notification } from '../../daemon/notify/message.js';
+import { compactDuration } from '../../daemon/notify/policy-text.js';
+import type { CheckRecord, FlipRecord } from '../../daemon/domain/types.js';
 
 const S = 1000;
 const MIN = 60 * S;
@@ -158,5 +160,129 @@ describe('§1 run-time limit: max_duration', () => {
     expect(set.maxDuration).toBe(600);
     const cleared = applyCheckInput(set, { max_duration: 0 }, 3);
     expect('maxDuration' in cleared).toBe(false);
+  });
+});
+
+describe('§2 failure tolerance: failure_tolerance and consecutive_failures', () => {
+  const up = (fields: Partial<CheckRecord> = {}) => check({ status: 'up', lastPing: T0, timeout: 3600, grace: 60, ...fields });
+
+  it('an up check takes failure_tolerance consecutive fails, and the next one flips with the count', () => {
+    const clock = new ManualClock(T0);
+    const { check: c, flips } = replay(up({ failureTolerance: 2 }), clock, [
+      [T0 + MIN, 'fail'],
+      [T0 + 2 * MIN, 'fail'],
+    ]);
+    expect(flips).toEqual([]);
+    expect(c).toMatchObject({ status: 'up', consecutiveFailures: 2, lastPing: T0 + 2 * MIN });
+    // last_ping moved as for a success: the next expected ping is counted from it.
+    expect(c.alertAfter).toBe(T0 + 2 * MIN + H + MIN);
+    expect(displayStatus(c, T0 + 3 * MIN, 3)).toBe('up');
+    const third = applySignal(c, { kind: 'fail', rid: null, now: T0 + 3 * MIN });
+    expect(third.flip).toEqual({ created: T0 + 3 * MIN, oldStatus: 'up', newStatus: 'down', reason: 'fail', processed: false, failures: 3 });
+    expect(third.check).toMatchObject({ status: 'down', consecutiveFailures: 3 });
+    expect(third.kind).toBe('fail');
+  });
+
+  it('a success resets the count; start, log and ign leave it alone', () => {
+    const clock = new ManualClock(T0);
+    const { check: c, flips } = replay(up({ failureTolerance: 1 }), clock, [
+      [T0 + MIN, 'fail'],
+      [T0 + 2 * MIN, 'start'],
+      [T0 + 3 * MIN, 'log'],
+      [T0 + 4 * MIN, 'ign'],
+    ]);
+    expect(flips).toEqual([]);
+    expect(c.consecutiveFailures).toBe(1);
+    const reset = applySignal(c, { kind: 'success', rid: null, now: T0 + 5 * MIN }).check;
+    expect('consecutiveFailures' in reset).toBe(false);
+    // Tolerated again after the reset.
+    expect(applySignal(reset, { kind: 'fail', rid: null, now: T0 + 6 * MIN }).flip).toBeNull();
+    // Not reset: the next fail is the second in a row, one more than tolerated.
+    expect(applySignal(c, { kind: 'fail', rid: null, now: T0 + 5 * MIN }).flip).toMatchObject({ failures: 2 });
+  });
+
+  it('new and paused checks are not tolerant, and missed deadlines are not failures', () => {
+    expect(applySignal(check({ failureTolerance: 5 }), { kind: 'fail', rid: null, now: T0 }).flip).toMatchObject({
+      oldStatus: 'new',
+      newStatus: 'down',
+      reason: 'fail',
+    });
+    const paused = applySignal(check({ status: 'paused', failureTolerance: 5 }), { kind: 'fail', rid: null, now: T0 }).flip!;
+    expect(paused).toMatchObject({ oldStatus: 'paused', newStatus: 'down' });
+    // Their flips carry no count: no tolerance applied.
+    expect(paused.failures).toBeUndefined();
+    const late = up({ failureTolerance: 5, alertAfter: T0 + H + MIN });
+    expect(evaluateDeadline(late, T0 + H + MIN)!.flip).toMatchObject({ reason: 'timeout' });
+  });
+
+  it('a fail that ends a run ends it as upstream, tolerated or not', () => {
+    const clock = new ManualClock(T0);
+    const { check: c } = replay(up({ failureTolerance: 1 }), clock, [
+      [T0 + MIN, 'start'],
+      [T0 + 3 * MIN, 'fail'],
+    ]);
+    expect(c).toMatchObject({ status: 'up', lastStart: null, lastDuration: 2 * MIN, consecutiveFailures: 1 });
+  });
+
+  it('without a tolerance nothing is counted: the check stays as upstream stores it', () => {
+    const clock = new ManualClock(T0);
+    const { check: c, flips } = replay(up(), clock, [
+      [T0 + MIN, 'fail'],
+      [T0 + 2 * MIN, 'fail'],
+    ]);
+    expect(flips).toHaveLength(1);
+    expect(flips[0]!.failures).toBeUndefined();
+    expect('consecutiveFailures' in c).toBe(false);
+  });
+
+  it('validation: 0 … 100; 0 takes the tolerance and the count out of the record', () => {
+    expect(validateCheckInput({ failure_tolerance: 100 })).toEqual({ ok: true, input: { failure_tolerance: 100 } });
+    expect(validateCheckInput({ failure_tolerance: 101 })).toEqual({ ok: false, error: 'json validation error: failure_tolerance is too large' });
+    expect(validateCheckInput({ failure_tolerance: -1 })).toEqual({ ok: false, error: 'json validation error: failure_tolerance is too small' });
+    for (const bad of ['2', 1.5, false, null]) expect(validateCheckInput({ failure_tolerance: bad }).ok).toBe(false);
+    const counted = applyCheckInput(check({ failureTolerance: 3, consecutiveFailures: 2 }), { failure_tolerance: 0 }, 3);
+    expect('failureTolerance' in counted || 'consecutiveFailures' in counted).toBe(false);
+  });
+});
+
+describe('§6 what notifications say', () => {
+  const base = (flip: Partial<FlipRecord>, fields: Partial<CheckRecord> = {}): Notification => ({
+    event: flip.newStatus === 'up' ? 'up' : 'down',
+    check: check({ name: 'etl', ...fields }),
+    flip: { created: T0, oldStatus: 'up', newStatus: 'down', reason: 'timeout', processed: false, ...flip },
+    lastPing: null,
+    downtimeMs: null,
+    projectName: 'ops',
+    checkJson: '{}',
+    test: false,
+  });
+
+  it('the cause of a down: run-time limit, or the failures a tolerance held back', () => {
+    expect(summarySentence(base({ reason: 'duration' }, { maxDuration: 7200 }))).toBe('The run took too long: it ran longer than 2h.');
+    expect(summarySentence(base({ reason: 'duration' }, { maxDuration: 5400 }))).toBe('The run took too long: it ran longer than 1h 30m.');
+    expect(summarySentence(base({ reason: 'fail', failures: 3 }))).toBe('Received a failure signal: 3 consecutive failures.');
+    // Upstream's sentences are unchanged.
+    expect(summarySentence(base({ reason: 'fail' }))).toBe('Received a failure signal.');
+    expect(summarySentence(base({ reason: 'timeout' }))).toBe('Success signal did not arrive on time, grace time passed.');
+  });
+
+  it('webhook placeholders $REASON, $REMINDER and $DOWN_SINCE, escaped for their place', () => {
+    const values = (n: Notification, place: 'url' | 'body') => Object.fromEntries(webhookValues(n, place));
+    const down = base({ reason: 'duration', created: T0 + 90 * MIN });
+    expect(values(down, 'body')).toMatchObject({ $REASON: 'duration', $REMINDER: '0', $DOWN_SINCE: '2024-01-01T01:30:00+00:00' });
+    expect(values(down, 'url').$DOWN_SINCE).toBe('2024-01-01T01%3A30%3A00%2B00%3A00');
+    const up = { ...base({ oldStatus: 'down', newStatus: 'up', reason: '', created: T0 + 2 * H }), downtimeMs: 30 * MIN };
+    expect(values(up, 'body')).toMatchObject({ $REASON: '', $REMINDER: '0', $DOWN_SINCE: '2024-01-01T01:30:00+00:00' });
+    expect(values({ ...up, downtimeMs: null }, 'body').$DOWN_SINCE).toBe('');
+  });
+
+  it('compact durations: the configured limit drops a zero second unit, an elapsed time keeps it', () => {
+    expect([compactDuration(7_200_000), compactDuration(10_800_000, true), compactDuration(45 * MIN), compactDuration(2 * 86_400_000 + 3 * H)]).toEqual([
+      '2h',
+      '3h 0m',
+      '45m',
+      '2d 3h',
+    ]);
+    expect([compactDuration(0), compactDuration(59_000), compactDuration(61_000, true)]).toEqual(['0s', '59s', '1m 1s']);
   });
 });
