@@ -31,6 +31,9 @@ export interface CheckInput {
   timeout?: number;
   tz?: string;
   unique?: UniqueField[];
+  // Extensions (alert-policies.md).
+  max_duration?: number;
+  failure_tolerance?: number;
 }
 
 export type ValidationResult = { ok: true; input: CheckInput } | { ok: false; error: string };
@@ -69,6 +72,23 @@ const duration: Rule = (field, value) => {
   if (n > DURATION_MAX) return { error: `${field} is too large` };
   return { value: n };
 };
+
+/** A whole number of seconds in DURATION_MIN … DURATION_MAX, or 0 for off (alert-policies §1). */
+const durationOrOff: Rule = (field, value) => {
+  if (typeof value !== 'number' || !Number.isInteger(value)) return { error: `${field} is not a number` };
+  if (value === 0) return { value };
+  return duration(field, value);
+};
+
+/** A whole number from `min` to `max`. */
+const count =
+  (min: number, max: number): Rule =>
+  (field, value) => {
+    if (typeof value !== 'number' || !Number.isInteger(value)) return { error: `${field} is not a number` };
+    if (value < min) return { error: `${field} is too small` };
+    if (value > max) return { error: `${field} is too large` };
+    return { value };
+  };
 
 const methods: Rule = (field, value) =>
   value === '' || value === 'POST' ? { value } : { error: `${field} has unexpected value` };
@@ -126,6 +146,9 @@ const RULES: Array<[keyof CheckInput, Rule]> = [
   ['timeout', duration],
   ['tz', tz],
   ['unique', unique],
+  // checkd's own fields, after the reference's.
+  ['max_duration', durationOrOff],
+  ['failure_tolerance', count(0, 100)],
 ];
 
 export function validateCheckInput(body: Record<string, unknown>): ValidationResult {
@@ -179,7 +202,19 @@ export function applyCheckInput(check: CheckRecord, input: CheckInput, version: 
   if (input.filter_body !== undefined) next.filterBody = input.filter_body;
   if (input.filter_http_body !== undefined) next.filterHttpBody = input.filter_http_body;
   if (input.filter_default_fail !== undefined) next.filterDefaultFail = input.filter_default_fail;
+  if (input.max_duration !== undefined) setExtension(next, 'maxDuration', input.max_duration || undefined);
+  if (input.failure_tolerance !== undefined) {
+    setExtension(next, 'failureTolerance', input.failure_tolerance || undefined);
+    // Without a tolerance nothing counts failures (alert-policies §2).
+    if (!input.failure_tolerance) delete next.consecutiveFailures;
+  }
   return next;
+}
+
+/** Set an extension field, or leave it out of the record when at its default (`undefined`). */
+function setExtension<K extends 'maxDuration' | 'failureTolerance'>(check: CheckRecord, key: K, value: CheckRecord[K]): void {
+  if (value === undefined) delete check[key];
+  else check[key] = value;
 }
 
 /** A fresh check with the create defaults of api-details §6.8. */

@@ -65,5 +65,16 @@ export function checkToJson(check: CheckRecord, opts: RepresentationOptions): Re
     doc.schedule = check.schedule;
     doc.tz = check.tz;
   }
+  addExtensionMembers(doc, check);
   return doc;
+}
+
+/**
+ * checkd's own members (alert-policies.md), after upstream's and only when
+ * not at their default: a check that uses no extension has upstream's shape.
+ */
+function addExtensionMembers(doc: Record<string, unknown>, check: CheckRecord): void {
+  if (check.maxDuration) doc.max_duration = check.maxDuration;
+  if (check.failureTolerance) doc.failure_tolerance = check.failureTolerance;
+  if (check.consecutiveFailures) doc.consecutive_failures = check.consecutiveFailures;
 }

@@ -27,10 +27,25 @@ export function graceStart(check: CheckRecord): number | null {
   return expected === null ? check.lastStart : Math.min(expected, check.lastStart);
 }
 
-/** D = G + grace (§2.3): the instant the check goes down by itself, or null for never. */
+/**
+ * Seconds a started run may take before the check goes down: grace upstream
+ * (§2.3), the check's max_duration when it has one (alert-policies §1).
+ */
+export function runLimit(check: Pick<CheckRecord, 'grace' | 'maxDuration'>): number {
+  return check.maxDuration ? check.maxDuration : check.grace;
+}
+
+/**
+ * D (§2.3): the instant the check goes down by itself, or null for never.
+ * Upstream's G + grace is min(E + grace, last_start + grace); a run limit of
+ * its own replaces the second grace (alert-policies §1).
+ */
 export function goingDownAfter(check: CheckRecord): number | null {
-  const start = graceStart(check);
-  return start === null ? null : start + check.grace * SECOND;
+  const expected = expectedNext(check);
+  const late = expected === null ? null : expected + check.grace * SECOND;
+  if (check.lastStart === null || check.status === 'down') return late;
+  const overrun = check.lastStart + runLimit(check) * SECOND;
+  return late === null ? overrun : Math.min(late, overrun);
 }
 
 /** The API `started` field: a start signal is outstanding, even on a down check. */
@@ -51,15 +66,19 @@ export interface StatusInputs {
   grace: number;
   /** The outstanding start signal, null when none. */
   lastStart: number | null;
+  /** Seconds a run may take (runLimit); absent: the grace. */
+  runLimit?: number;
 }
 
 export function statusInputsOf(check: CheckRecord): StatusInputs {
-  return { status: check.status, expected: expectedNext(check), grace: check.grace, lastStart: check.lastStart };
+  const inputs: StatusInputs = { status: check.status, expected: expectedNext(check), grace: check.grace, lastStart: check.lastStart };
+  if (check.maxDuration) inputs.runLimit = check.maxDuration;
+  return inputs;
 }
 
-/** Rule 1: a run that outlived its grace is down whatever the stored status says. */
+/** Rule 1: a run that outlived its limit (grace, or max_duration) is down whatever the stored status says. */
 function runOverdue(s: StatusInputs, now: number): boolean {
-  return s.lastStart !== null && now >= s.lastStart + s.grace * SECOND;
+  return s.lastStart !== null && now >= s.lastStart + (s.runLimit ?? s.grace) * SECOND;
 }
 
 /** The display status at `now` in API v2 and v3 terms (§3). Read-time only: never stored. */
@@ -84,7 +103,7 @@ export function nextStatusChange(s: StatusInputs, at: number): number {
   const consider = (t: number) => {
     if (t > at && t < next) next = t;
   };
-  if (s.lastStart !== null) consider(s.lastStart + grace);
+  if (s.lastStart !== null) consider(s.lastStart + (s.runLimit ?? s.grace) * SECOND);
   if (s.status === 'up' && s.expected !== null) {
     consider(s.expected);
     consider(s.expected + grace);
@@ -186,9 +205,14 @@ export function applySignal(check: CheckRecord, signal: Signal): SignalResult {
       const otherRunStillGoing = kind === 'success' && !sameRun && rid !== null;
       if (!otherRunStillGoing) endRun(next);
     }
+    const failures = countFailures(next, kind);
     const target: StoredStatus = kind === 'success' ? 'up' : 'down';
-    if (check.status !== target) {
+    if (kind === 'fail' && tolerated(check)) {
+      // The job did run: last_ping has moved, the status stays up.
+    } else if (check.status !== target) {
       flip = flipOf(now, check.status, target, kind === 'fail' ? 'fail' : '', false);
+      // The count says why, when a tolerance held the earlier failures back.
+      if (kind === 'fail' && check.status === 'up' && failures > 0) flip.failures = failures;
       next.status = target;
     }
   }
@@ -196,6 +220,30 @@ export function applySignal(check: CheckRecord, signal: Signal): SignalResult {
 
   next.alertAfter = goingDownAfter(next);
   return { check: next, flip, kind };
+}
+
+/**
+ * A fail signal on an up check whose failure_tolerance has room for one more
+ * consecutive failure (alert-policies §2): stored, but no flip. New and
+ * paused checks are not tolerant, and missed deadlines are not failures.
+ */
+function tolerated(check: CheckRecord): boolean {
+  return check.status === 'up' && (check.consecutiveFailures ?? 0) < (check.failureTolerance ?? 0);
+}
+
+/**
+ * Keep `consecutive_failures` of a check with a failure tolerance: a success
+ * resets it, a fail adds one (start, log and ign leave it). Returns the count
+ * after this signal; a check without a tolerance never counts.
+ */
+function countFailures(next: CheckRecord, kind: 'success' | 'fail'): number {
+  if (!next.failureTolerance) return 0;
+  if (kind === 'success') {
+    delete next.consecutiveFailures;
+    return 0;
+  }
+  next.consecutiveFailures = (next.consecutiveFailures ?? 0) + 1;
+  return next.consecutiveFailures;
 }
 
 function endRun(check: CheckRecord): void {
@@ -283,5 +331,11 @@ export function evaluateDeadline(check: CheckRecord, now: number): DeadlineResul
   // the fallback only satisfies the type checker.
   const deadline = goingDownAfter(check) ?? now;
   const next: CheckRecord = { ...check, channels: [...check.channels], status: 'down', alertAfter: null };
-  return { check: next, flip: flipOf(deadline, check.status, 'down', 'timeout', false) };
+  return { check: next, flip: flipOf(deadline, check.status, 'down', downReason(check, deadline), false) };
+}
+
+/** Why a check goes down at its deadline: its run hit max_duration (alert-policies §1), or it was late. */
+function downReason(check: CheckRecord, deadline: number): FlipRecord['reason'] {
+  const overran = check.maxDuration && check.lastStart !== null && deadline === check.lastStart + check.maxDuration * SECOND;
+  return overran ? 'duration' : 'timeout';
 }

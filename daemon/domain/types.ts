@@ -59,6 +59,14 @@ export interface CheckRecord {
    * ping log. Absent on records stored before it existed, which counts as true.
    */
   everStarted?: boolean;
+  // The alert-policy extensions (alert-policies.md): each is absent while at its
+  // default, so a check that uses none is stored, and shown, as before them.
+  /** Seconds a started run may take before the check goes down (§1); absent: grace bounds the run. */
+  maxDuration?: number;
+  /** Consecutive fail signals an up check takes without going down (§2). */
+  failureTolerance?: number;
+  /** Fail signals since the last success, counted while failureTolerance is set (§2). */
+  consecutiveFailures?: number;
 }
 
 export type PingKind = 'success' | 'start' | 'fail' | 'log' | 'ign';
@@ -99,9 +107,12 @@ export interface FlipRecord {
   created: number;
   oldStatus: StoredStatus;
   newStatus: StoredStatus;
-  reason: '' | 'fail' | 'timeout';
+  /** `duration`: a run outlived the check's max_duration (alert-policies §1). */
+  reason: '' | 'fail' | 'timeout' | 'duration';
   /** Pause/resume flips are stored as already processed: never notified. */
   processed: boolean;
+  /** A fail flip of a check with a failure tolerance: the consecutive failures it took (alert-policies §2). */
+  failures?: number;
 }
 
 export interface ProjectRecord {

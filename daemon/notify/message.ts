@@ -7,6 +7,7 @@ import { tagList } from '../domain/ids.js';
 import { jsonEscape, substituteShell, urlEncode } from '../domain/templates.js';
 import type { CheckRecord, FlipRecord, LastPingInfo } from '../domain/types.js';
 import type { NotifyEventName } from '../domain/channel-values.js';
+import { policyPlaceholders, policyReasonSentence, type PolicyFacts } from './policy-text.js';
 
 /** Characters of the last ping body an e-mail carries (spec §6); $BODY is whole. */
 export const EMAIL_BODY_KEEP = 10_000;
@@ -19,6 +20,8 @@ export interface Notification {
   lastPing: LastPingInfo | null;
   /** For up events: time since the previous flip, when that flip went down. */
   downtimeMs: number | null;
+  /** What the alert policies add (alert-policies.md §6); absent for a plain flip. */
+  policy?: PolicyFacts;
   projectName: string;
   /** `$JSON`: the check's API v3 representation, made when the notification is sent. */
   checkJson: string;
@@ -62,7 +65,9 @@ export function humanDuration(ms: number): string {
   return parts.join(' ');
 }
 
-export function reasonSentence(flip: FlipRecord): string | null {
+export function reasonSentence(flip: FlipRecord, check?: CheckRecord): string | null {
+  const policy = check ? policyReasonSentence(flip, check) : null;
+  if (policy) return policy;
   if (flip.reason === 'timeout') return 'Success signal did not arrive on time, grace time passed.';
   if (flip.reason === 'fail') return 'Received a failure signal.';
   return null;
@@ -71,7 +76,7 @@ export function reasonSentence(flip: FlipRecord): string | null {
 /** The sentence under the headline: why it went down, or how long it was down. */
 export function summarySentence(n: Notification): string | null {
   if (n.test) return 'This is a test notification sent by checkd channel test.';
-  if (n.event === 'down') return reasonSentence(n.flip);
+  if (n.event === 'down') return reasonSentence(n.flip, n.check);
   return n.downtimeMs === null ? null : `The downtime lasted ${humanDuration(n.downtimeMs)}.`;
 }
 
@@ -142,6 +147,7 @@ export function webhookValues(n: Notification, place: TemplatePlace, jsonBody = 
     values.push(['$BODY_JSON', JSON.stringify(body)], ['$BODY', text(body)]);
   }
   values.push(['$EXITSTATUS', exit === null ? '-1' : String(exit)]);
+  values.push(...policyPlaceholders(n, text));
   tags.forEach((tag, i) => values.push([`$TAG${i + 1}`, text(tag)]));
   return values;
 }

@@ -32,6 +32,8 @@ export interface ExportDoc {
 export interface FieldRule {
   json: string;
   check(value: unknown): string | null;
+  /** An extension field (alert-policies.md): absent from record and file while at its default. */
+  optional?: boolean;
 }
 
 const DURATION_MIN = 60;
@@ -104,6 +106,9 @@ export const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId' | 'ever
   alertAfter: { json: 'alert_after', check: rules.nullableInt(0) },
   nPings: { json: 'n_pings', check: rules.int(0) },
   channels: { json: 'channels', check: rules.uuids() },
+  maxDuration: { json: 'max_duration', check: rules.int(DURATION_MIN, DURATION_MAX), optional: true },
+  failureTolerance: { json: 'failure_tolerance', check: rules.int(1, 100), optional: true },
+  consecutiveFailures: { json: 'consecutive_failures', check: rules.int(1), optional: true },
 };
 
 export const CHANNEL_FIELDS: Record<Exclude<keyof ChannelRecord, 'projectId'>, FieldRule> = {
@@ -137,15 +142,20 @@ export const PROJECT_LISTS = ['api_keys', 'channels', 'checks'] as const;
 
 export function toJson<R extends object>(record: R, fields: Record<string, FieldRule>): Record<string, Json> {
   const out: Record<string, Json> = {};
-  for (const [key, rule] of Object.entries(fields)) out[rule.json] = (record as Record<string, unknown>)[key] as Json;
+  for (const [key, rule] of Object.entries(fields)) {
+    const value = (record as Record<string, unknown>)[key];
+    if (value !== undefined || !rule.optional) out[rule.json] = value as Json;
+  }
   return out;
 }
 
 export function fromJson<R>(obj: Record<string, unknown>, fields: Record<string, FieldRule>, extra: Record<string, unknown>): R {
-  const entries = Object.entries(fields).map(([key, rule]) => {
-    const v = obj[rule.json];
-    return [key, Array.isArray(v) ? [...v] : v];
-  });
+  const entries = Object.entries(fields)
+    .filter(([, rule]) => !rule.optional || obj[rule.json] !== undefined)
+    .map(([key, rule]) => {
+      const v = obj[rule.json];
+      return [key, Array.isArray(v) ? [...v] : v];
+    });
   // Built in one step: an object given ~30 computed keys one by one becomes a
   // dictionary, several times the size of one built at once.
   return Object.fromEntries([...Object.entries(extra), ...entries]) as R;

@@ -69,6 +69,7 @@ function checkObject(
   let ok = true;
   for (const rule of Object.values(fields)) {
     if (!Object.hasOwn(value, rule.json)) {
+      if (rule.optional) continue;
       problems.add(`${path}.${rule.json}`, 'missing');
       ok = false;
       continue;
