@@ -6,28 +6,14 @@ import { isoSeconds } from '../domain/format.js';
 import { tagList } from '../domain/ids.js';
 import { jsonEscape, substituteShell, urlEncode } from '../domain/templates.js';
 import type { CheckRecord, FlipRecord, LastPingInfo } from '../domain/types.js';
-import type { NotifyEventName } from '../domain/channel-values.js';
-import { policyPlaceholders, policyReasonSentence, type PolicyFacts } from './policy-text.js';
+import { policyPlaceholders, policyReasonSentence } from './policy-text.js';
+import type { Notification } from './notification.js';
+
+export type { Notification } from './notification.js';
 
 /** Characters of the last ping body an e-mail carries (spec §6); $BODY is whole. */
 export const EMAIL_BODY_KEEP = 10_000;
 
-export interface Notification {
-  event: NotifyEventName;
-  /** The check as it was when it flipped. */
-  check: CheckRecord;
-  flip: FlipRecord;
-  lastPing: LastPingInfo | null;
-  /** For up events: time since the previous flip, when that flip went down. */
-  downtimeMs: number | null;
-  /** What the alert policies add (alert-policies.md §6); absent for a plain flip. */
-  policy?: PolicyFacts;
-  projectName: string;
-  /** `$JSON`: the check's API v3 representation, made when the notification is sent. */
-  checkJson: string;
-  /** A `checkd channel test` message, not a real flip. */
-  test: boolean;
-}
 
 export function decodeBody(body: Uint8Array | null): string {
   if (!body || body.length === 0) return '';

@@ -2,15 +2,11 @@
 // the causes checkd adds to upstream's, in words. Pure functions over plain data.
 import { isoSeconds } from '../domain/format.js';
 import type { CheckRecord, FlipRecord } from '../domain/types.js';
-import type { Notification } from './message.js';
+import type { Notification } from './notification.js';
+
+export type { PolicyFacts } from './notification.js';
 
 /** What a notification says beyond its flip (alert-policies §3–§6). */
-export interface PolicyFacts {
-  /** 1, 2, … for a reminder while the check stays down. */
-  reminder?: number;
-  /** The down flip's instant, for reminders and released notifications. */
-  downSince?: number;
-}
 
 const UNITS: Array<[string, number]> = [
   ['d', 86_400],

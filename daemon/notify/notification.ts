@@ -1,0 +1,27 @@
+// The facts of one notification, shared by the modules that render it.
+import type { CheckRecord, FlipRecord, LastPingInfo } from '../domain/types.js';
+import type { NotifyEventName } from '../domain/channel-values.js';
+
+export interface PolicyFacts {
+  /** 1, 2, … for a reminder while the check stays down. */
+  reminder?: number;
+  /** The down flip's instant, for reminders and released notifications. */
+  downSince?: number;
+}
+
+export interface Notification {
+  event: NotifyEventName;
+  /** The check as it was when it flipped. */
+  check: CheckRecord;
+  flip: FlipRecord;
+  lastPing: LastPingInfo | null;
+  /** For up events: time since the previous flip, when that flip went down. */
+  downtimeMs: number | null;
+  /** What the alert policies add (alert-policies.md §6); absent for a plain flip. */
+  policy?: PolicyFacts;
+  projectName: string;
+  /** `$JSON`: the check's API v3 representation, made when the notification is sent. */
+  checkJson: string;
+  /** A `checkd channel test` message, not a real flip. */
+  test: boolean;
+}
