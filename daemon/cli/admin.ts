@@ -5,6 +5,7 @@ import { Store } from '../store/store.js';
 import { inspectDataDir } from '../store/db.js';
 import { systemClock } from '../shared/clock.js';
 import { validateChannel } from '../domain/channel-kinds.js';
+import { groupMembersError, parseGroupValue } from '../notify/kinds/group.js';
 import { API_KEY_LENGTH } from '../domain/ids.js';
 
 export class UsageError extends Error {}
@@ -159,6 +160,10 @@ export async function channelCreate(
   const store = openForProject(dataDir, opts.project);
   try {
     const project = requireProject(store, opts.project);
+    if (opts.kind === 'group') {
+      const error = groupMembersError(parseGroupValue(checked.value), project.id, (id) => store.getChannel(id));
+      if (error) throw new UsageError(error);
+    }
     const channel = await store.createChannel(
       { projectId: project.id, kind: opts.kind, name, value: checked.value },
       systemClock.now(),

@@ -11,7 +11,11 @@ import { UUID_RE } from '../domain/ids.js';
 import { UsageError, type Output } from './admin.js';
 import { resolveNotifyConfig, type RawNotifyOptions } from '../config/notify.js';
 import { testNotification } from '../notify/notifier.js';
-import { deliver } from '../notify/transports.js';
+import { deliver, type DeliveryResult } from '../notify/transports.js';
+import { groupResult, resolveMembers } from '../notify/kinds/group.js';
+import type { FanOut } from '../notify/kinds/kind.js';
+import type { ChannelRecord } from '../domain/types.js';
+import type { NotifyConfig } from '../config/notify.js';
 
 function openExisting(dataDir: string, what: string, opts: { readOnly?: boolean } = {}): Store {
   // Never create an environment just to find nothing in it.
@@ -74,10 +78,18 @@ export async function channelTest(
     const baseUrl = (opts.baseUrl ?? process.env.CHECKD_BASE_URL ?? 'http://localhost:8000').replace(/\/+$/, '');
     const n = testNotification(channel, projectName, now, baseUrl);
     const t0 = performance.now();
-    const result = await deliver(channel, n, settings);
+    // A group's test goes to each of its members, each recorded as that member's test.
+    const fanOut: FanOut = async (ids) => {
+      const results: DeliveryResult[] = [];
+      for (const member of resolveMembers(ids, channel.projectId, (id) => store.getChannel(id))) {
+        results.push(await testOnce(store, member, projectName, baseUrl, settings));
+      }
+      return groupResult(results);
+    };
+    const result = await deliver(channel, n, settings, undefined, { fanOut });
     const durationMs = Math.round(performance.now() - t0);
     const error = result.ok ? null : result.error;
-    await new NotifyStore(store).recordTest(channel.id, systemClock.now(), durationMs, error);
+    await recordTestResult(store, channel, result, durationMs);
     const doc = { id: channel.id, kind: channel.kind, event: n.event, ok: result.ok, error: error ?? '', duration_ms: durationMs };
     if (result.ok) {
       out.print(doc, `test notification (${n.event}) sent through ${channel.kind} channel ${channel.id} in ${durationMs} ms`);
@@ -89,4 +101,19 @@ export async function channelTest(
   } finally {
     await store.close();
   }
+}
+
+/** Deliver a test notification through one channel and record it. */
+async function testOnce(store: Store, channel: ChannelRecord, projectName: string, baseUrl: string, settings: NotifyConfig): Promise<DeliveryResult> {
+  const n = testNotification(channel, projectName, systemClock.now(), baseUrl);
+  const t0 = performance.now();
+  const result = await deliver(channel, n, settings);
+  await recordTestResult(store, channel, result, Math.round(performance.now() - t0));
+  return result;
+}
+
+/** The channel's last delivery is this test; a destination the service moved is stored. */
+async function recordTestResult(store: Store, channel: ChannelRecord, result: DeliveryResult, durationMs: number): Promise<void> {
+  if (result.channelValue !== undefined) await store.updateChannelValue(channel.id, result.channelValue, systemClock.now());
+  await new NotifyStore(store).recordTest(channel.id, systemClock.now(), durationMs, result.ok ? null : result.error);
 }

@@ -50,6 +50,19 @@ function dataDirOption(): Option {
   return new Option('--data-dir <dir>', 'LMDB data directory').env('CHECKD_DATA_DIR').default(DEFAULTS.dataDir);
 }
 
+/** The settings of the service integrations (docs/notifications.md), for `serve` and `channel test`. */
+function integrationOptions(cmd: Command): Command {
+  return cmd
+    .option('--site-name <name>', 'how checkd names itself in messages [env CHECKD_SITE_NAME, default checkd]')
+    .option('--site-logo-url <url>', 'icon of chat messages that take one [env CHECKD_SITE_LOGO_URL]')
+    .option('--telegram-bot-token <token>', 'bot of telegram channels [env CHECKD_TELEGRAM_BOT_TOKEN]')
+    .option('--pushover-app-token <token>', 'application of po (Pushover) channels [env CHECKD_PUSHOVER_APP_TOKEN]')
+    .option('--pushover-emergency-retry <s>', 'seconds between emergency repeats, 30-10800 [env CHECKD_PUSHOVER_EMERGENCY_RETRY, default 300]')
+    .option('--pushover-emergency-expire <s>', 'seconds emergencies repeat, 30-10800 [env CHECKD_PUSHOVER_EMERGENCY_EXPIRE, default 10800]')
+    .option('--matrix-homeserver <url>', 'homeserver of matrix channels [env CHECKD_MATRIX_HOMESERVER]')
+    .option('--matrix-access-token <token>', 'access token of the Matrix account [env CHECKD_MATRIX_ACCESS_TOKEN]');
+}
+
 function adminCommand(cmd: Command): Command {
   return cmd.addOption(dataDirOption()).option('--json', 'machine output: one JSON document on stdout', false);
 }
@@ -62,7 +75,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
-  program
+  const serveCommand = program
     .command('serve')
     .description('run the daemon in the foreground')
     .option('--data-dir <dir>', `LMDB data directory [env CHECKD_DATA_DIR, default ${DEFAULTS.dataDir}]`)
@@ -80,8 +93,8 @@ export function buildProgram(): Command {
     .option(
       '--block-private-addresses',
       'notifications may not reach loopback, private or link-local addresses [env CHECKD_BLOCK_PRIVATE_ADDRESSES]',
-    )
-    .action(async (opts: RawServeOptions) => serve(opts));
+    );
+  integrationOptions(serveCommand).action(async (opts: RawServeOptions) => serve(opts));
 
   const project = program.command('project').description('manage projects');
   adminCommand(project.command('create').description('create a project with a read-write and a read-only key'))
@@ -106,20 +119,20 @@ export function buildProgram(): Command {
   const channel = program.command('channel').description('manage notification channels');
   adminCommand(channel.command('create').description('create a channel'))
     .requiredOption('--project <id>', 'project id')
-    .requiredOption('--kind <kind>', 'email, webhook, shell, slack, discord or ntfy')
+    .requiredOption('--kind <kind>', 'email, webhook, shell, slack, discord, ntfy or a service (docs/notifications.md)')
     .option('--name <name>', 'name, usable in the API channels parameter')
     .option('--value <value>', 'address, URL or command, depending on the kind')
     .action(async (opts) => channelCreate(opts.dataDir, opts, makeOutput(opts.json)));
   adminCommand(channel.command('list').description("list a project's channels with their last delivery result"))
     .requiredOption('--project <id>', 'project id')
     .action(async (opts) => (await import('./channels-admin.js')).channelList(opts.dataDir, opts, makeOutput(opts.json)));
-  adminCommand(channel.command('test').description('send a test notification through a channel; exit 1 if it fails'))
+  const testCommand = adminCommand(channel.command('test').description('send a test notification through a channel; exit 1 if it fails'))
     .argument('<id>', 'channel id')
     .option('--smtp-url <url>', 'SMTP server for email channels [env CHECKD_SMTP_URL]')
     .option('--smtp-from <address>', 'From: of the email [env CHECKD_SMTP_FROM]')
     .option('--allow-shell', 'run a shell channel [env CHECKD_ALLOW_SHELL]')
-    .option('--block-private-addresses', 'refuse loopback, private and link-local addresses [env CHECKD_BLOCK_PRIVATE_ADDRESSES]')
-    .action(async (id: string, opts) =>
+    .option('--block-private-addresses', 'refuse loopback, private and link-local addresses [env CHECKD_BLOCK_PRIVATE_ADDRESSES]');
+  integrationOptions(testCommand).action(async (id: string, opts) =>
       (await import('./channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
     );
 

@@ -3,6 +3,7 @@
 // is opened (a bad value is a usage error, exit 2).
 import { hostname } from 'node:os';
 import { ConfigError } from './serve.js';
+import { INTEGRATION_DEFAULTS, resolveIntegrationSettings, type IntegrationSettings, type RawIntegrationOptions } from './integrations.js';
 
 export interface SmtpConfig {
   /** smtp://user:pass@host:port or smtps://...; holds a password: never log it. */
@@ -28,6 +29,8 @@ export interface NotifyConfig {
   shellTimeoutMs: number;
   /** Deliveries in flight at once (each channel has at most one). */
   concurrency: number;
+  /** Secrets and API addresses of the service integrations (telegram, po, matrix, ...). */
+  integrations: IntegrationSettings;
 }
 
 export const NOTIFY_DEFAULTS: NotifyConfig = {
@@ -40,9 +43,10 @@ export const NOTIFY_DEFAULTS: NotifyConfig = {
   timeoutMs: 30_000,
   shellTimeoutMs: 60_000,
   concurrency: 16,
+  integrations: INTEGRATION_DEFAULTS,
 };
 
-export interface RawNotifyOptions {
+export interface RawNotifyOptions extends RawIntegrationOptions {
   smtpUrl?: string;
   smtpFrom?: string;
   allowShell?: boolean;
@@ -111,5 +115,6 @@ export function resolveNotifyConfig(opts: RawNotifyOptions, env: NodeJS.ProcessE
     timeoutMs: parseMs(env, 'CHECKD_NOTIFY_TIMEOUT_MS', NOTIFY_DEFAULTS.timeoutMs, 1),
     shellTimeoutMs: parseMs(env, 'CHECKD_SHELL_TIMEOUT_MS', NOTIFY_DEFAULTS.shellTimeoutMs, 1),
     concurrency: NOTIFY_DEFAULTS.concurrency,
+    integrations: resolveIntegrationSettings(opts, env),
   };
 }

@@ -5,14 +5,17 @@
 // every attempt outside any transaction and under a timeout, failures retried
 // with exponential backoff until a bounded time has passed.
 import { performance } from 'node:perf_hooks';
+import { randomUUID } from 'node:crypto';
 import { notifyEvent } from '../domain/status.js';
 import { isNoop, parseChannelValue } from '../domain/channel-values.js';
 import { checkToJson } from '../domain/representation.js';
 import { newCheck } from '../domain/check-input.js';
 import { readEventsAfter, oldestRetainedRevision, type StoredEvent } from '../store/events.js';
 import { NotifyStore, type DeliveryJob } from '../store/notify.js';
-import { decodeBody, type LastPingInfo, type Notification } from './message.js';
+import { decodeBody, displayName, type LastPingInfo, type Notification, type OtherChecks } from './message.js';
 import { deliver, type DeliveryResult } from './transports.js';
+import { groupMembers } from './kinds/group.js';
+import { displayStatus } from '../domain/status.js';
 import type { Store } from '../store/store.js';
 import type { ChannelRecord, CheckRecord } from '../domain/types.js';
 import type { Clock } from '../shared/clock.js';
@@ -51,6 +54,16 @@ function checkJson(check: CheckRecord, now: number, baseUrl: string): string {
   return JSON.stringify(checkToJson(check, { now, version: 3, readOnly: false, baseUrl, withSubject: false }));
 }
 
+/** The other checks of a check's project as they are at `now` (some messages list those down). */
+export function otherChecksAt(store: Store, check: CheckRecord, now: number): OtherChecks {
+  const others = store.listChecks(check.projectId).filter((c) => c.uuid !== check.uuid);
+  const down = others
+    .filter((c) => displayStatus(c, now, 3) === 'down')
+    .map((c) => ({ name: displayName(c), lastPing: c.lastPing }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return { total: others.length, down };
+}
+
 /** The notification a job stands for, with `$JSON` made now from the check as stored now. */
 export function jobNotification(store: Store, job: DeliveryJob, current: CheckRecord, now: number, baseUrl: string): Notification {
   return {
@@ -62,6 +75,9 @@ export function jobNotification(store: Store, job: DeliveryJob, current: CheckRe
     projectName: store.getProject(job.projectId)?.name ?? '',
     checkJson: checkJson(current, now, baseUrl),
     test: false,
+    sentAt: now,
+    deliveryKey: `${job.flipRev}-${job.channelId}`,
+    others: otherChecksAt(store, current, now),
   };
 }
 
@@ -92,6 +108,8 @@ export function testNotification(channel: ChannelRecord, projectName: string, no
     projectName,
     checkJson: checkJson(check, now, baseUrl),
     test: true,
+    sentAt: now,
+    deliveryKey: `test-${randomUUID()}`,
   };
 }
 
@@ -213,19 +231,25 @@ export class Notifier {
     const flip = ev.flip!;
     const check = ev.check!;
     const event = notifyEvent(flip)!;
-    const channels: ChannelRecord[] = [];
+    const channels = new Map<string, ChannelRecord>();
+    const take = (channel: ChannelRecord) => {
+      if (channels.has(channel.id)) return;
+      const parsed = parseChannelValue(channel.kind, channel.value);
+      if (parsed.ok && isNoop(parsed.spec, event)) return;
+      channels.set(channel.id, channel);
+    };
     for (const id of new Set(check.channels)) {
       const channel = this.store.getChannel(id);
       if (!channel || channel.projectId !== check.projectId) continue;
-      const parsed = parseChannelValue(channel.kind, channel.value);
-      if (parsed.ok && isNoop(parsed.spec, event)) continue;
-      channels.push(channel);
+      take(channel);
+      // A group's members get deliveries of their own (one each, however they are assigned).
+      if (channel.kind === 'group') for (const member of groupMembers(channel, (m) => this.store.getChannel(m))) take(member);
     }
-    if (channels.length === 0) return [];
+    if (channels.size === 0) return [];
     const lastPing = lastPingAt(this.store, check.uuid, flip.created);
     const downtimeMs = event === 'up' ? downtimeBefore(this.store, check.uuid, ev.rev, flip.created) : null;
     const now = this.clock.now();
-    return channels.map((channel) => ({
+    return [...channels.values()].map((channel) => ({
       channelId: channel.id,
       flipRev: ev.rev,
       projectId: check.projectId,
@@ -300,10 +324,11 @@ export class Notifier {
     const t0 = performance.now();
     let result: DeliveryResult;
     try {
-      result = await deliver(channel, n, this.config, this.abort.signal);
+      result = await deliver(channel, n, this.config, this.abort.signal, { now: this.clock.now() });
     } catch {
       result = { ok: false, error: 'Delivery failed', permanent: false };
     }
+    if (result.channelValue !== undefined) await this.moveChannel(channel, result.channelValue, log);
     const durationMs = Math.round(performance.now() - t0);
     const at = this.clock.now();
     const fields = { ...log, kind: channel.kind, durationMs };
@@ -325,9 +350,20 @@ export class Notifier {
       this.logger.warn({ ...fields, result: 'failed', error }, 'notification failed, given up');
       return;
     }
-    const delay = Math.min(this.config.retryBaseMs * 2 ** Math.min(job.attempts, 40), this.config.retryMaxDelayMs);
+    // A wait the service (or its stated rate limit) asked for replaces the backoff.
+    const delay = result.retryAfterMs ?? Math.min(this.config.retryBaseMs * 2 ** Math.min(job.attempts, 40), this.config.retryMaxDelayMs);
     await this.ns.retryLater(job, at, durationMs, result.error, at + delay);
     this.logger.info({ ...fields, result: 'retrying', error: result.error, retryInMs: delay }, 'notification failed, will retry');
+  }
+
+  /** Store the value a service said the channel has now; a failure to store it only costs a detour next time. */
+  private async moveChannel(channel: ChannelRecord, value: string, log: Record<string, unknown>): Promise<void> {
+    try {
+      await this.store.updateChannelValue(channel.id, value, this.clock.now());
+      this.logger.info({ ...log, kind: channel.kind }, 'channel destination moved; its value is updated');
+    } catch (err) {
+      this.logger.error({ ...log, err }, 'storing the moved channel destination failed');
+    }
   }
 
   /** Stop taking work, let deliveries in flight finish briefly, then cut them off. */

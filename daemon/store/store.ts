@@ -400,6 +400,16 @@ export class Store {
     return this.db.channels.get(id);
   }
 
+  /** A new value for a channel whose destination moved (a Telegram group that became a supergroup). */
+  async updateChannelValue(id: string, value: string, now: number): Promise<void> {
+    await this.transact(() => {
+      const current = this.db.channels.get(id);
+      if (!current || current.value === value) return;
+      this.db.channels.put(id, { ...current, value });
+      this.append({ at: now, type: 'channel.changed', projectId: current.projectId, checkUuid: null });
+    });
+  }
+
   // ---- checks -------------------------------------------------------------
 
   getCheck(uuid: string): CheckRecord | undefined {
