@@ -2,12 +2,24 @@
 // webhook, shell, slack, discord, ntfy): upstream's kind codes, and the module
 // of each (spec/integrations.md, docs/notifications.md).
 import type { ConfiguredChannel, KindModule } from './kind.js';
+import { googlechat } from './googlechat.js';
 import { group } from './group.js';
+import { mattermost } from './mattermost.js';
+import { msteamsw } from './msteamsw.js';
+import { rocketchat } from './rocketchat.js';
+import { spike } from './spike.js';
+import { victorops } from './victorops.js';
 
-export const INTEGRATION_KINDS = ['group'] as const;
+export const INTEGRATION_KINDS = ['mattermost', 'msteamsw', 'googlechat', 'rocketchat', 'victorops', 'spike', 'group'] as const;
 export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
 
 const MODULES: Record<IntegrationKind, KindModule> = {
+  mattermost,
+  msteamsw,
+  googlechat,
+  rocketchat,
+  victorops,
+  spike,
   group,
 };
 

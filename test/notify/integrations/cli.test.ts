@@ -1,0 +1,143 @@
+// The built CLI with the service integrations: `checkd channel create` checks
+// each kind's value (and a group's members), `checkd channel test` sends one
+// test notification through every kind's real path to a local receiver and
+// records it, a failure included. Needs `npm run build` first.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../../helpers/daemon.js';
+import { jsonOf, startServiceReceiver, type ServiceReceiver } from './receiver.js';
+
+// Every test here runs the CLI several times: give them room on a busy machine.
+const SLOW = 60_000;
+const data = tempDir('checkd-integrations-cli-');
+const dir = data.path;
+let rx: ServiceReceiver;
+let project: { id: string };
+
+/** The built CLI with none of the runner's CHECKD_* settings, plus `env`. */
+async function checkd(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const blanks: NodeJS.ProcessEnv = {};
+  for (const k of Object.keys(process.env)) if (k.startsWith('CHECKD_')) blanks[k] = '';
+  return runCli(args, { ...blanks, ...env });
+}
+
+async function create(kind: string, value: string, name?: string, env: NodeJS.ProcessEnv = {}) {
+  const args = ['channel', 'create', '--project', project.id, '--kind', kind, '--value', value, '--data-dir', dir, '--json'];
+  if (name) args.push('--name', name);
+  return checkd(args, env);
+}
+
+async function createOk(kind: string, value: string, name?: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const r = await create(kind, value, name, env);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout).id;
+}
+
+async function test(id: string, env: NodeJS.ProcessEnv = {}) {
+  const r = await checkd(['channel', 'test', id, '--data-dir', dir, '--json'], env);
+  return { ...r, doc: r.stdout ? JSON.parse(r.stdout) : null };
+}
+
+async function listed(id: string): Promise<Record<string, unknown>> {
+  const r = await checkd(['channel', 'list', '--project', project.id, '--data-dir', dir, '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout).channels.find((c: { id: string }) => c.id === id);
+}
+
+beforeAll(async () => {
+  rx = await startServiceReceiver();
+  const r = await checkd(['project', 'create', '--name', 'cli', '--data-dir', dir, '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  project = JSON.parse(r.stdout);
+});
+
+afterAll(async () => {
+  await rx?.close();
+  data.cleanup();
+});
+
+describe('checkd channel create with a service kind', () => {
+  it('refuses a bad value of every kind: exit 2 and a reason', async () => {
+    const bad: Array<[string, string, RegExp]> = [
+      ['mattermost', 'not a url', /http\(s\) URL/],
+      ['msteamsw', 'x', /http\(s\) URL/],
+      ['googlechat', 'x', /http\(s\) URL/],
+      ['rocketchat', 'x', /http\(s\) URL/],
+      ['victorops', 'x', /http\(s\) URL/],
+      ['spike', 'x', /http\(s\) URL/],
+      ['group', 'a,b', /channel ids separated by commas/],
+    ];
+    const results = await Promise.all(bad.map(([kind, value]) => create(kind, value)));
+    for (const [i, [kind, value, re]] of bad.entries()) {
+      expect(results[i]!.code, `${kind} ${value}`).toBe(2);
+      expect(results[i]!.stderr, `${kind} ${value}`).toMatch(re);
+    }
+  }, SLOW);
+
+  it('a group takes channels of its own project only, and no groups', async () => {
+    const member = await createOk('spike', `${rx.url}/member`);
+    const missing = await create('group', '44444444-4444-4444-8444-444444444444');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no channel 44444444-4444-4444-8444-444444444444 in this project/);
+    const group = await createOk('group', member, 'team');
+    const nested = await create('group', `${member},${group}`);
+    expect(nested.code).toBe(2);
+    expect(nested.stderr).toMatch(/groups cannot contain groups/);
+    const r = await checkd(['project', 'create', '--name', 'other', '--data-dir', dir, '--json']);
+    const other = JSON.parse(r.stdout).id;
+    const foreign = await checkd(['channel', 'create', '--project', other, '--kind', 'group', '--value', member, '--data-dir', dir]);
+    expect(foreign.code).toBe(2);
+    expect(foreign.stderr).toMatch(/in this project/);
+  }, SLOW);
+});
+
+describe('checkd channel test with a service kind', () => {
+  const kinds: Array<[kind: string, path: string, check: (req: ReturnType<typeof jsonOf>) => void]> = [
+    ['mattermost', '/t/mattermost', (doc) => expect(doc.attachments[0].title).toBe('“TEST” is DOWN.')],
+    ['msteamsw', '/t/msteamsw', (doc) => expect(doc.attachments[0].content.body[0].text).toBe('🔴 “TEST” is DOWN (a test notification sent by checkd channel test).')],
+    ['googlechat', '/t/googlechat', (doc) => expect(doc.cardsV2[0].card.sections[0].widgets[0].textParagraph.text).toContain('<b>TEST</b> is <b>DOWN</b>')],
+    ['rocketchat', '/t/rocketchat', (doc) => expect(doc.text).toBe('TEST is DOWN (a test notification sent by checkd channel test).')],
+    ['victorops', '/t/victorops', (doc) => expect(doc).toMatchObject({ message_type: 'CRITICAL', entity_display_name: 'TEST' })],
+    ['spike', '/t/spike', (doc) => expect(doc).toMatchObject({ status: 'down', title: 'TEST is DOWN (a test notification sent by checkd channel test)' })],
+  ];
+
+  for (const [kind, path, check] of kinds) {
+    it(`${kind}: sends the test notification and records it`, async () => {
+      const id = await createOk(kind, `${rx.url}${path}`);
+      const r = await test(id);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.doc).toMatchObject({ id, kind, event: 'down', ok: true, error: '' });
+      const sent = rx.on(path);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.method).toBe('POST');
+      check(jsonOf(sent[0]!));
+      expect(await listed(id)).toMatchObject({ kind, last_status: 'ok', last_error: '' });
+    }, SLOW);
+  }
+
+  it('a failure: exit 1 with the error, recorded', async () => {
+    const id = await createOk('victorops', `${rx.url}/t/vo-gone`);
+    rx.queue('/t/vo-gone', { status: 404, json: { result: 'failure', message: 'Not found' } });
+    const r = await test(id);
+    expect(r.code).toBe(1);
+    expect(r.doc).toMatchObject({ ok: false, error: 'Received status code 404 with a message: "Not found"' });
+    expect(await listed(id)).toMatchObject({ last_status: 'failed', last_error: 'Received status code 404 with a message: "Not found"' });
+  }, SLOW);
+
+  it('group: tests each member (recorded on the member) and counts the failures', async () => {
+    const good = await createOk('spike', `${rx.url}/t/g-good`);
+    const bad = await createOk('spike', `${rx.url}/t/g-bad`);
+    rx.queue('/t/g-bad', { status: 500 });
+    const group = await createOk('group', `${good},${bad}`);
+    const r = await test(group);
+    expect(r.code).toBe(1);
+    expect(r.doc).toMatchObject({ kind: 'group', ok: false, error: '1 out of 2 notifications failed' });
+    expect(rx.on('/t/g-good')).toHaveLength(1);
+    expect(rx.on('/t/g-bad')).toHaveLength(1);
+    expect(await listed(good)).toMatchObject({ last_status: 'ok' });
+    expect(await listed(bad)).toMatchObject({ last_status: 'failed', last_error: 'Received status code 500' });
+    expect(await listed(group)).toMatchObject({ last_status: 'failed', last_error: '1 out of 2 notifications failed' });
+    const again = await test(group);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await listed(group)).toMatchObject({ last_status: 'ok' });
+  }, SLOW);
+});
