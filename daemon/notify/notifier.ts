@@ -60,7 +60,7 @@ export function otherChecksAt(store: Store, check: CheckRecord, now: number): Ot
   const down = others
     .filter((c) => displayStatus(c, now, 3) === 'down')
     .map((c) => ({ name: displayName(c), lastPing: c.lastPing }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .sort((a, b) => a.name.localeCompare(b.name, 'en'));
   return { total: others.length, down };
 }
 

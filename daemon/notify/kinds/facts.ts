@@ -6,7 +6,7 @@
 // de-duplicate on. Each kind puts them in its service's format. Pure.
 import { tagList, uniqueKeyOf } from '../../domain/ids.js';
 import type { CheckRecord } from '../../domain/types.js';
-import { displayName, humanDuration, pingKindText, type Notification } from '../message.js';
+import { displayName, html, humanDuration, pingKindText, type Notification } from '../message.js';
 
 /** Characters of the last ping body a chat message carries. */
 export const BODY_EXCERPT_CHARS = 1000;
@@ -100,6 +100,19 @@ export function bodyExcerpt(n: Notification, max = BODY_EXCERPT_CHARS): string |
 /** At most `max` characters, an ellipsis marking a cut. */
 export function cut(text: string, max: number): string {
   return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
+/** `text` HTML-escaped in at most `max` characters: the longest prefix that fits, so that no entity is split. */
+export function escapedWithin(text: string, max: number): string {
+  if (html(text).length <= max) return html(text);
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (html(text.slice(0, mid) + '…').length <= max) lo = mid;
+    else hi = mid - 1;
+  }
+  return html(text.slice(0, lo) + '…');
 }
 
 /** The per-check key incident tools de-duplicate on (the check's unique_key). */

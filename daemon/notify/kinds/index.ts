@@ -3,20 +3,40 @@
 // of each (spec/integrations.md, docs/notifications.md).
 import type { ConfiguredChannel, KindModule } from './kind.js';
 import { googlechat } from './googlechat.js';
+import { gotify } from './gotify.js';
 import { group } from './group.js';
 import { mattermost } from './mattermost.js';
 import { msteamsw } from './msteamsw.js';
+import { opsgenie } from './opsgenie.js';
+import { pd } from './pd.js';
 import { rocketchat } from './rocketchat.js';
 import { spike } from './spike.js';
 import { victorops } from './victorops.js';
+import { zulip } from './zulip.js';
 
-export const INTEGRATION_KINDS = ['mattermost', 'msteamsw', 'googlechat', 'rocketchat', 'victorops', 'spike', 'group'] as const;
+export const INTEGRATION_KINDS = [
+  'pd',
+  'opsgenie',
+  'gotify',
+  'mattermost',
+  'msteamsw',
+  'googlechat',
+  'zulip',
+  'rocketchat',
+  'victorops',
+  'spike',
+  'group',
+] as const;
 export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
 
 const MODULES: Record<IntegrationKind, KindModule> = {
+  pd,
+  opsgenie,
+  gotify,
   mattermost,
   msteamsw,
   googlechat,
+  zulip,
   rocketchat,
   victorops,
   spike,

@@ -4,7 +4,7 @@
 // records it, a failure included. Needs `npm run build` first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../../helpers/daemon.js';
-import { jsonOf, startServiceReceiver, type ServiceReceiver } from './receiver.js';
+import { formOf, jsonOf, startServiceReceiver, type ServiceReceiver } from './receiver.js';
 
 // Every test here runs the CLI several times: give them room on a busy machine.
 const SLOW = 60_000;
@@ -65,6 +65,10 @@ describe('checkd channel create with a service kind', () => {
       ['victorops', 'x', /http\(s\) URL/],
       ['spike', 'x', /http\(s\) URL/],
       ['group', 'a,b', /channel ids separated by commas/],
+      ['pd', 'x'.repeat(40), /integration key/],
+      ['opsgenie', '{"key": "k", "region": "mars"}', /"us" or "eu"/],
+      ['gotify', '{"url": "https://g.example"}', /"token"/],
+      ['zulip', '{"bot_email": "b@z.example", "api_key": "k", "mtype": "stream", "to": "", "site": ""}', /"to" is required/],
     ];
     const results = await Promise.all(bad.map(([kind, value]) => create(kind, value)));
     for (const [i, [kind, value, re]] of bad.entries()) {
@@ -91,25 +95,49 @@ describe('checkd channel create with a service kind', () => {
 });
 
 describe('checkd channel test with a service kind', () => {
-  const kinds: Array<[kind: string, path: string, check: (req: ReturnType<typeof jsonOf>) => void]> = [
-    ['mattermost', '/t/mattermost', (doc) => expect(doc.attachments[0].title).toBe('“TEST” is DOWN.')],
-    ['msteamsw', '/t/msteamsw', (doc) => expect(doc.attachments[0].content.body[0].text).toBe('🔴 “TEST” is DOWN (a test notification sent by checkd channel test).')],
-    ['googlechat', '/t/googlechat', (doc) => expect(doc.cardsV2[0].card.sections[0].widgets[0].textParagraph.text).toContain('<b>TEST</b> is <b>DOWN</b>')],
-    ['rocketchat', '/t/rocketchat', (doc) => expect(doc.text).toBe('TEST is DOWN (a test notification sent by checkd channel test).')],
-    ['victorops', '/t/victorops', (doc) => expect(doc).toMatchObject({ message_type: 'CRITICAL', entity_display_name: 'TEST' })],
-    ['spike', '/t/spike', (doc) => expect(doc).toMatchObject({ status: 'down', title: 'TEST is DOWN (a test notification sent by checkd channel test)' })],
+  // kind, its value (given the receiver's URL), the path it posts to, the environment it needs, what to check.
+  const kinds: Array<[string, (url: string) => string, string, (url: string) => NodeJS.ProcessEnv, (doc: any) => void]> = [
+    ['mattermost', (u) => `${u}/t/mattermost`, '/t/mattermost', () => ({}), (doc) => expect(doc.attachments[0].title).toBe('“TEST” is DOWN.')],
+    ['msteamsw', (u) => `${u}/t/msteamsw`, '/t/msteamsw', () => ({}), (doc) => expect(doc.attachments[0].content.body[0].text).toBe('🔴 “TEST” is DOWN (a test notification sent by checkd channel test).')],
+    ['googlechat', (u) => `${u}/t/googlechat`, '/t/googlechat', () => ({}), (doc) => expect(doc.cardsV2[0].card.sections[0].widgets[0].textParagraph.text).toContain('<b>TEST</b> is <b>DOWN</b>')],
+    ['rocketchat', (u) => `${u}/t/rocketchat`, '/t/rocketchat', () => ({}), (doc) => expect(doc.text).toBe('TEST is DOWN (a test notification sent by checkd channel test).')],
+    ['victorops', (u) => `${u}/t/victorops`, '/t/victorops', () => ({}), (doc) => expect(doc).toMatchObject({ message_type: 'CRITICAL', entity_display_name: 'TEST' })],
+    ['spike', (u) => `${u}/t/spike`, '/t/spike', () => ({}), (doc) => expect(doc).toMatchObject({ status: 'down', title: 'TEST is DOWN (a test notification sent by checkd channel test)' })],
+    [
+      'pd',
+      () => 'R0ut1ngKeyR0ut1ngKeyR0ut1ngKey32',
+      '/t/pd/v2/enqueue',
+      (u) => ({ CHECKD_PAGERDUTY_API_URL: `${u}/t/pd`, CHECKD_SITE_NAME: 'Acme' }),
+      (doc) => expect(doc).toMatchObject({ event_action: 'trigger', client: 'Acme', payload: { summary: 'TEST is DOWN (a test notification sent by checkd channel test).' } }),
+    ],
+    [
+      'opsgenie',
+      () => '{"key": "gk", "region": "eu"}',
+      '/t/og-eu/v2/alerts',
+      (u) => ({ CHECKD_OPSGENIE_EU_API_URL: `${u}/t/og-eu` }),
+      (doc) => expect(doc.message).toBe('The check &quot;TEST&quot; is DOWN (a test notification sent by checkd channel test).'),
+    ],
+    ['gotify', (u) => JSON.stringify({ url: `${u}/t/gotify`, token: 'tk' }), '/t/gotify/message', () => ({}), (doc) => expect(doc.title).toBe('TEST is DOWN')],
+    [
+      'zulip',
+      (u) => JSON.stringify({ bot_email: 'bot@z.example', api_key: 'k', mtype: 'stream', to: 'ops', site: `${u}/t/zulip`, topic: '' }),
+      '/t/zulip/api/v1/messages',
+      () => ({}),
+      () => undefined,
+    ],
   ];
 
-  for (const [kind, path, check] of kinds) {
+  for (const [kind, value, path, env, check] of kinds) {
     it(`${kind}: sends the test notification and records it`, async () => {
-      const id = await createOk(kind, `${rx.url}${path}`);
-      const r = await test(id);
+      const id = await createOk(kind, value(rx.url));
+      const r = await test(id, env(rx.url));
       expect(r.code, r.stderr).toBe(0);
       expect(r.doc).toMatchObject({ id, kind, event: 'down', ok: true, error: '' });
       const sent = rx.on(path);
       expect(sent).toHaveLength(1);
       expect(sent[0]!.method).toBe('POST');
-      check(jsonOf(sent[0]!));
+      if (sent[0]!.headers['content-type'] === 'application/json') check(jsonOf(sent[0]!));
+      else expect(formOf(sent[0]!).get('topic')).toBe('TEST is DOWN');
       expect(await listed(id)).toMatchObject({ kind, last_status: 'ok', last_error: '' });
     }, SLOW);
   }
