@@ -6,6 +6,7 @@ import { inspectDataDir } from '../store/db.js';
 import { systemClock } from '../shared/clock.js';
 import { validateChannel } from '../domain/channel-kinds.js';
 import { groupMembersError, parseGroupValue } from '../notify/kinds/group.js';
+import type { RawNotifyOptions } from '../config/notify.js';
 import { API_KEY_LENGTH } from '../domain/ids.js';
 
 export class UsageError extends Error {}
@@ -148,12 +149,14 @@ export async function keyRevoke(dataDir: string, opts: { project: string; key: s
 
 export async function channelCreate(
   dataDir: string,
-  opts: { project: string; kind: string; name?: string; value?: string },
+  opts: { project: string; kind: string; name?: string; value?: string } & RawNotifyOptions,
   out: Output,
 ) {
-  const checked = validateChannel(opts.kind, opts.value ?? '');
+  // A Matrix room alias is joined first: the channel keeps the room's ID, and the alias as its name.
+  const joined = opts.kind === 'matrix' ? await (await import('./matrix-join.js')).joinMatrixAlias(opts) : null;
+  const checked = validateChannel(opts.kind, joined?.roomId ?? opts.value ?? '');
   if (!checked.ok) throw new UsageError(checked.error);
-  const name = (opts.name ?? '').trim();
+  const name = (opts.name ?? joined?.alias ?? '').trim();
   if (name.length > 100) throw new UsageError('--name must be at most 100 characters');
   // The API's `channels` parameter is a comma-separated list of ids or names.
   if (name.includes(',')) throw new UsageError('--name must not contain a comma');

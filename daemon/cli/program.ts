@@ -122,6 +122,8 @@ export function buildProgram(): Command {
     .requiredOption('--kind <kind>', 'email, webhook, shell, slack, discord, ntfy or a service (docs/notifications.md)')
     .option('--name <name>', 'name, usable in the API channels parameter')
     .option('--value <value>', 'address, URL or command, depending on the kind')
+    .option('--matrix-homeserver <url>', 'matrix: the account that joins a #room:server alias [env CHECKD_MATRIX_HOMESERVER]')
+    .option('--matrix-access-token <token>', "matrix: that account's access token [env CHECKD_MATRIX_ACCESS_TOKEN]")
     .action(async (opts) => channelCreate(opts.dataDir, opts, makeOutput(opts.json)));
   adminCommand(channel.command('list').description("list a project's channels with their last delivery result"))
     .requiredOption('--project <id>', 'project id')

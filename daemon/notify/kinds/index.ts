@@ -5,22 +5,28 @@ import type { ConfiguredChannel, KindModule } from './kind.js';
 import { googlechat } from './googlechat.js';
 import { gotify } from './gotify.js';
 import { group } from './group.js';
+import { matrix } from './matrix.js';
 import { mattermost } from './mattermost.js';
 import { msteamsw } from './msteamsw.js';
 import { opsgenie } from './opsgenie.js';
 import { pd } from './pd.js';
+import { po } from './po.js';
 import { rocketchat } from './rocketchat.js';
 import { spike } from './spike.js';
+import { telegram } from './telegram.js';
 import { victorops } from './victorops.js';
 import { zulip } from './zulip.js';
 
 export const INTEGRATION_KINDS = [
+  'telegram',
   'pd',
   'opsgenie',
+  'po',
   'gotify',
   'mattermost',
   'msteamsw',
   'googlechat',
+  'matrix',
   'zulip',
   'rocketchat',
   'victorops',
@@ -30,12 +36,15 @@ export const INTEGRATION_KINDS = [
 export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
 
 const MODULES: Record<IntegrationKind, KindModule> = {
+  telegram,
   pd,
   opsgenie,
+  po,
   gotify,
   mattermost,
   msteamsw,
   googlechat,
+  matrix,
   zulip,
   rocketchat,
   victorops,
