@@ -9,13 +9,12 @@ import { systemClock } from '../shared/clock.js';
 import { isoSeconds } from '../domain/format.js';
 import { UUID_RE } from '../domain/ids.js';
 import { UsageError, type Output } from './admin.js';
-import { resolveNotifyConfig, type RawNotifyOptions } from '../config/notify.js';
+import { resolveNotifyConfig, type NotifyConfig, type RawNotifyOptions } from '../config/notify.js';
 import { testNotification } from '../notify/notifier.js';
 import { deliver, type DeliveryResult } from '../notify/transports.js';
 import { groupResult, resolveMembers } from '../notify/kinds/group.js';
 import type { FanOut } from '../notify/kinds/kind.js';
 import type { ChannelRecord } from '../domain/types.js';
-import type { NotifyConfig } from '../config/notify.js';
 
 function openExisting(dataDir: string, what: string, opts: { readOnly?: boolean } = {}): Store {
   // Never create an environment just to find nothing in it.
@@ -41,13 +40,15 @@ export async function channelList(dataDir: string, opts: { project: string }, ou
       last_duration_ms: r.lastDurationMs,
       pending: r.pending,
     }));
+    // Wide enough for the longest kind listed (googlechat, mattermost, rocketchat, ...).
+    const kindWidth = Math.max(7, ...channels.map((c) => c.kind.length));
     const human =
       rows.length === 0
         ? 'no channels (create one: checkd channel create --project ID --kind KIND --value VALUE)'
         : [
-            'ID                                    KIND     STATUS    PENDING  LAST ATTEMPT               NAME / LAST ERROR',
+            `ID                                    ${'KIND'.padEnd(kindWidth)}  STATUS    PENDING  LAST ATTEMPT               NAME / LAST ERROR`,
             ...channels.map((c) => {
-              const line = `${c.id.padEnd(36)}  ${c.kind.padEnd(7)}  ${c.last_status.padEnd(8)}  ${String(c.pending).padStart(7)}  ${(c.last_attempt ?? '-').padEnd(25)}  ${c.name}`;
+              const line = `${c.id.padEnd(36)}  ${c.kind.padEnd(kindWidth)}  ${c.last_status.padEnd(8)}  ${String(c.pending).padStart(7)}  ${(c.last_attempt ?? '-').padEnd(25)}  ${c.name}`;
               return c.last_error ? `${line}\n${' '.repeat(38)}error: ${c.last_error}` : line;
             }),
           ].join('\n');

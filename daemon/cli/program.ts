@@ -135,8 +135,8 @@ export function buildProgram(): Command {
     .option('--allow-shell', 'run a shell channel [env CHECKD_ALLOW_SHELL]')
     .option('--block-private-addresses', 'refuse loopback, private and link-local addresses [env CHECKD_BLOCK_PRIVATE_ADDRESSES]');
   integrationOptions(testCommand).action(async (id: string, opts) =>
-      (await import('./channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
-    );
+    (await import('./channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
+  );
 
   // Operations (docs/operations.md): all three work while the daemon runs.
   adminCommand(program.command('backup').description('consistent copy of the data dir, also while the daemon runs'))

@@ -6,7 +6,7 @@
 // with exponential backoff until a bounded time has passed.
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
-import { notifyEvent } from '../domain/status.js';
+import { displayStatus, notifyEvent } from '../domain/status.js';
 import { isNoop, parseChannelValue } from '../domain/channel-values.js';
 import { checkToJson } from '../domain/representation.js';
 import { newCheck } from '../domain/check-input.js';
@@ -15,7 +15,7 @@ import { NotifyStore, type DeliveryJob } from '../store/notify.js';
 import { decodeBody, displayName, type LastPingInfo, type Notification, type OtherChecks } from './message.js';
 import { deliver, type DeliveryResult } from './transports.js';
 import { groupMembers } from './kinds/group.js';
-import { displayStatus } from '../domain/status.js';
+import { listsOtherChecks } from './kinds/index.js';
 import type { Store } from '../store/store.js';
 import type { ChannelRecord, CheckRecord } from '../domain/types.js';
 import type { Clock } from '../shared/clock.js';
@@ -64,8 +64,18 @@ export function otherChecksAt(store: Store, check: CheckRecord, now: number): Ot
   return { total: others.length, down };
 }
 
-/** The notification a job stands for, with `$JSON` made now from the check as stored now. */
-export function jobNotification(store: Store, job: DeliveryJob, current: CheckRecord, now: number, baseUrl: string): Notification {
+/**
+ * The notification a job stands for, with `$JSON` made now from the check as
+ * stored now, and (for the kinds that list them) the project's other checks.
+ */
+export function jobNotification(
+  store: Store,
+  job: DeliveryJob,
+  current: CheckRecord,
+  now: number,
+  baseUrl: string,
+  withOthers = false,
+): Notification {
   return {
     event: job.event,
     check: job.check,
@@ -77,7 +87,7 @@ export function jobNotification(store: Store, job: DeliveryJob, current: CheckRe
     test: false,
     sentAt: now,
     deliveryKey: `${job.flipRev}-${job.channelId}`,
-    others: otherChecksAt(store, current, now),
+    ...(withOthers ? { others: otherChecksAt(store, current, now) } : {}),
   };
 }
 
@@ -320,7 +330,7 @@ export class Notifier {
       this.logger.info({ ...log, kind: channel.kind, result: 'dropped' }, 'notification dropped: the check does not exist any more');
       return;
     }
-    const n = jobNotification(this.store, job, current, this.clock.now(), this.baseUrl);
+    const n = jobNotification(this.store, job, current, this.clock.now(), this.baseUrl, listsOtherChecks(channel.kind));
     const t0 = performance.now();
     let result: DeliveryResult;
     try {

@@ -22,7 +22,7 @@ import { fetch as undiciFetch, type Agent } from 'undici';
 import { isPrivateLiteral, PRIVATE_ADDRESS_CODE, PRIVATE_ADDRESS_ERROR, publicOnlyDispatcher } from './private-addresses.js';
 import { sharedThrottle, type Throttle } from './throttle.js';
 import type { FanOut } from './kinds/kind.js';
-import { isSuccessStatus } from './kinds/answer.js';
+import { isSuccessStatus, permanentByDefault } from './kinds/answer.js';
 
 export type DeliveryResult =
   | {
@@ -212,9 +212,7 @@ export async function httpDeliver(
   const res = await httpRequest(call, settings, signal);
   if (!res.ok) return fail(res.error, res.permanent);
   if (isSuccessStatus(res.status)) return { ok: true };
-  const permanent =
-    (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) ||
-    (permanentOn?.(res.status, res.body) ?? false);
+  const permanent = permanentByDefault(res.status) || (permanentOn?.(res.status, res.body) ?? false);
   return fail(`Received status code ${res.status}`, permanent);
 }
 

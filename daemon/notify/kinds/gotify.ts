@@ -70,6 +70,7 @@ export function gotifyCall(conf: GotifyConf, n: Notification): HttpCall {
 
 export const gotify: KindModule = {
   kind: KIND,
+  listsOtherChecks: true,
   parse(value) {
     const conf = parseGotifyValue(value);
     return {

@@ -60,3 +60,8 @@ export function isIntegrationKind(kind: string): kind is IntegrationKind {
 export function parseIntegration(kind: IntegrationKind, value: string): ConfiguredChannel {
   return MODULES[kind].parse(value);
 }
+
+/** Whether a kind's messages list the project's other checks (worth reading them for). */
+export function listsOtherChecks(kind: string): boolean {
+  return isIntegrationKind(kind) && MODULES[kind].listsOtherChecks === true;
+}

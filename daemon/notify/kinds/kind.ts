@@ -33,4 +33,6 @@ export interface KindModule {
   readonly kind: string;
   /** Throws ValueError (domain/value-rules.ts) with the reason a value is refused. */
   parse(value: string): ConfiguredChannel;
+  /** Its messages list the project's other checks that are down (Notification.others). */
+  readonly listsOtherChecks?: boolean;
 }

@@ -104,6 +104,7 @@ export function matrixJoinAnswer(res: HttpOutcome): { ok: true; roomId: string }
 
 export const matrix: KindModule = {
   kind: KIND,
+  listsOtherChecks: true,
   parse(value) {
     const room = parseMatrixValue(value);
     return {

@@ -129,6 +129,7 @@ function bucket(userKey: string): string {
 
 export const po: KindModule = {
   kind: KIND,
+  listsOtherChecks: true,
   parse(value) {
     const conf = parsePoValue(value);
     return {

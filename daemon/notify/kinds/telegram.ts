@@ -151,6 +151,7 @@ async function send(conf: TelegramConf, n: Notification, ctx: KindContext, token
 
 export const telegram: KindModule = {
   kind: KIND,
+  listsOtherChecks: true,
   parse(value) {
     const conf = parseTelegramValue(value);
     return {
