@@ -51,6 +51,8 @@ export interface StartOptions {
   grpcListen?: string;
   /** Notifier settings over the defaults (SMTP, shell, retry timings). */
   notify?: Partial<NotifyConfig>;
+  /** Where the daemon logs, from which level; default nowhere. */
+  log?: { level: string; to: NodeJS.WritableStream };
 }
 
 /** Start a daemon in this process; it is stopped at cleanup (see cleanup.ts). */
@@ -64,12 +66,13 @@ export async function startInProcess(opts: StartOptions = {}): Promise<InProcess
     apiRateLimit: opts.apiRateLimit ?? 0,
     pingBodyLimit: opts.pingBodyLimit ?? 10000,
     trustProxy: opts.trustProxy ?? false,
-    logLevel: 'silent',
+    logLevel: opts.log?.level ?? 'silent',
     badgeLabel: opts.badgeLabel ?? DEFAULTS.badgeLabel,
     notify: { ...NOTIFY_DEFAULTS, ...opts.notify },
   };
   const clock = opts.clock ?? systemClock;
-  const daemon = await startDaemon(config, createLogger('silent'), clock);
+  const logger = opts.log ? createLogger(opts.log.level, opts.log.to) : createLogger('silent');
+  const daemon = await startDaemon(config, logger, clock);
   onCleanup(() => daemon.stop());
   return {
     daemon,
