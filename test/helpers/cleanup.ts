@@ -1,7 +1,8 @@
 // Who undoes what a helper started (a daemon, a temp dir, a store, a receiver):
 // the running test, through Vitest's onTestFinished, or the enclosing
 // setupSuite block after its last test. Helpers register their own undo step
-// here, so test bodies need no try/finally.
+// here, so test bodies need no try/finally; a test body's own undo steps go to
+// onTestFinished, a setupSuite block's to onCleanup.
 import { afterAll, beforeAll, onTestFinished } from 'vitest';
 
 export type Undo = () => unknown;

@@ -7,8 +7,6 @@ import type { CheckRecord } from '../../daemon/domain/types.js';
 import { Store } from '../../daemon/store/store.js';
 import { onCleanup } from './cleanup.js';
 import { tempDir } from './temp.js';
-import { tempDir as legacyTempDir } from './daemon.js';
-import { afterEach } from 'vitest';
 
 /** Store.open, closed at cleanup (closing it earlier as well is fine). */
 export function openStore(path: string, opts?: { readOnly?: boolean }): Store {
@@ -18,30 +16,9 @@ export function openStore(path: string, opts?: { readOnly?: boolean }): Store {
 }
 
 /** A Store on a fresh temp data dir; both go at cleanup. */
-export function openTempStore(prefix?: string): { dir: string; store: Store };
-/** @deprecated the undo-list form, until every directory has moved to onCleanup. */
-export function openTempStore(cleanups: Cleanups, prefix: string): { dir: { path: string }; store: Store };
-export function openTempStore(a?: string | Cleanups, b?: string): { dir: string; store: Store } | { dir: { path: string }; store: Store } {
-  if (Array.isArray(a)) {
-    const dir = legacyTempDir(b);
-    a.push(() => dir.cleanup());
-    const store = Store.open(dir.path);
-    a.push(() => store.close());
-    return { dir, store };
-  }
-  const dir = tempDir(a);
+export function openTempStore(prefix?: string): { dir: string; store: Store } {
+  const dir = tempDir(prefix);
   return { dir, store: openStore(dir) };
-}
-
-export type Cleanups = Array<() => Promise<unknown> | void>;
-
-/** @deprecated A list of undo steps, run newest first after each test of the calling file. */
-export function useCleanups(): Cleanups {
-  const cleanups: Cleanups = [];
-  afterEach(async () => {
-    while (cleanups.length) await cleanups.pop()!();
-  });
-  return cleanups;
 }
 
 /**
