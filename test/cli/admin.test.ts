@@ -3,7 +3,7 @@
 // nothing written), and their effect on a RUNNING daemon at once.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../daemon/store/store.js';
 import { createProjectCli, PORT0, runCli, runCliJson, startChild, type ChildDaemon } from '../helpers/child.js';
 import { setupSuite } from '../helpers/cleanup.js';
@@ -163,7 +163,7 @@ describe('bad arguments: exit 2, a message on stderr, nothing written', () => {
   let snapshot: string[];
   let listed: any[];
 
-  beforeAll(async () => {
+  setupSuite(async () => {
     dir = fresh();
     p = await createProjectCli(dir, 'existing');
     listed = await listProjects(dir);

@@ -29,7 +29,11 @@ export function childEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 export interface ChildOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
-  /** A command is killed after this long, which fails the test; serve must print its ready line within it (default 10 s). */
+  /**
+   * runCli: kill the command after this long, which fails the test (default:
+   * the test's own timeout). startChild: the ready line must come within it
+   * (default 10 s).
+   */
   timeoutMs?: number;
 }
 
@@ -40,22 +44,29 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Run the built `checkd` with arguments to completion. */
+/** Run the built `checkd` with arguments to completion; one still running at cleanup (a timed-out test) is killed. */
 export async function runCli(args: string[], opts: ChildOptions = {}): Promise<CliResult> {
-  const timeoutMs = opts.timeoutMs ?? 10_000;
   const proc = spawn(process.execPath, [CHECKD_BIN, ...args], { env: childEnv(opts.env), cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const closed = once(proc, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+  onCleanup(async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    await closed;
+  });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    proc.kill('SIGKILL');
-  }, timeoutMs);
-  const [code, signal] = (await once(proc, 'close')) as [number | null, NodeJS.Signals | null];
+  const timer =
+    opts.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          proc.kill('SIGKILL');
+        }, opts.timeoutMs);
+  const [code, signal] = await closed;
   clearTimeout(timer);
-  if (timedOut) throw new Error(`checkd ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr}`);
+  if (timedOut) throw new Error(`checkd ${args.join(' ')} did not exit within ${opts.timeoutMs} ms; stderr: ${stderr}`);
   return { code, signal, stdout, stderr };
 }
 
