@@ -1,16 +1,16 @@
 // The unary calls of checkd.v1.Checkd against a real daemon: authentication by
 // `x-api-key` metadata, read-only keys, status codes, GetCheck's history.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
-import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { uniqueKeyOf } from '../../daemon/domain/ids.js';
-
-const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
-import { connect, createCheck, keyMetadata, ping, rpc, rpcError, Watcher, type CheckdClient } from './support.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { createCheck, MISSING_UUID, ping } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
 import { plantChecks } from '../helpers/store.js';
+import { connect, keyMetadata, rpc, rpcError, Watcher, type CheckdClient } from './support.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 
-const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
+const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const WRONG_KEY = 'x'.repeat(32);
 
 let d: InProcessDaemon;
@@ -18,16 +18,11 @@ let client: CheckdClient;
 let p: TestProject;
 let other: TestProject;
 
-beforeAll(async () => {
+setupSuite(async () => {
   d = await startInProcess();
   p = await d.createProject({ name: 'svc', checkLimit: 50, pingLogLimit: 100 });
   other = await d.createProject({ name: 'other' });
   client = connect(d.daemon.grpcAddress);
-});
-
-afterAll(async () => {
-  client?.close();
-  await d?.stop();
 });
 
 describe('authentication', () => {
@@ -185,9 +180,9 @@ describe('pause and resume', () => {
 describe('GetCheck', () => {
   it('returns the check with its recent pings and flips, newest first', async () => {
     const c = await createCheck(d.url, p.apiKey, { name: 'history', timeout: 3600, grace: 60 });
-    await ping(d.url, c.uuid, 'start');
+    await ping(d.url, `${c.uuid}/start`);
     await ping(d.url, c.uuid);
-    await ping(d.url, c.uuid, 'fail');
+    await ping(d.url, `${c.uuid}/fail`);
     const posted = await fetch(`${d.url}/ping/${c.uuid}/log`, { method: 'POST', body: 'hello', headers: { 'User-Agent': 'cron/1.0' } });
     expect(posted.status).toBe(200);
     await posted.text();
