@@ -2,6 +2,7 @@
 // both address forms, the 550 answers at RCPT, unknown checks and ambiguous
 // slugs, every classification branch, encoded subjects, multipart messages,
 // the size limit, and no 250 while the disk refuses writes.
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createCheck, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
@@ -259,6 +260,30 @@ describe('classification', () => {
 });
 
 describe('limits and durability', () => {
+  it('shutdown does not wait for a session between messages: it gets 421 at once', async () => {
+    const other = await startInProcess({ smtpListen: { host: '127.0.0.1', port: 0 } });
+    const [host, port] = other.daemon.smtpAddress!.split(':');
+    const socket = connect(Number(port), host);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    const waitFor = async (re: RegExp) => {
+      for (let i = 0; i < 100 && !re.test(received); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(received).toMatch(re);
+    };
+    try {
+      await waitFor(/^220 /m);
+      socket.write('EHLO client.test\r\n');
+      await waitFor(/^250 /m);
+      const started = performance.now();
+      await other.stop();
+      // Well under the 10 s a session in the middle of a message would get.
+      expect(performance.now() - started).toBeLessThan(5000);
+      await waitFor(/^421 4\.3\.2 /m);
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it('a message over the size limit gets 552 and records nothing; one within it goes through', async () => {
     const small = await startInProcess({ smtpListen: { host: '127.0.0.1', port: 0 }, pingEmailDomain: 'pings.example.org', smtpMessageLimit: 4000 });
     try {
