@@ -86,8 +86,9 @@ export async function startSmtpListener(opts: SmtpListenerOptions): Promise<Smtp
         callback(err, message);
       };
       void receive(stream).then(async (raw) => {
+        if (raw === 'cut-off') return busy.delete(session.id);
         // Over the limit: smtp-server answers 552 itself (rejectOversized).
-        if (raw === null) return answer(null);
+        if (raw === 'too-large') return answer(null);
         try {
           await deliver(raw, session, opts);
           answer(null, 'OK');
@@ -130,17 +131,20 @@ export async function startSmtpListener(opts: SmtpListenerOptions): Promise<Smtp
 }
 
 /**
- * The whole message, or null once it exceeds the size limit (the rest is read
- * and dropped). A session that ends in the middle of a message delivers nothing.
+ * The whole message; 'too-large' once it exceeds the size limit (the rest is
+ * read and dropped); 'cut-off' when the session ended in the middle of it,
+ * which delivers nothing.
  */
-function receive(stream: SMTPServerDataStream): Promise<Buffer | null> {
+function receive(stream: SMTPServerDataStream): Promise<Buffer | 'too-large' | 'cut-off'> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer) => {
       if (!stream.sizeExceeded) chunks.push(chunk);
     });
-    stream.on('error', () => {});
-    stream.on('end', () => resolve(stream.sizeExceeded ? null : Buffer.concat(chunks)));
+    stream.on('end', () => resolve(stream.sizeExceeded ? 'too-large' : Buffer.concat(chunks)));
+    // smtp-server destroys the stream of a session that went away: 'close' without 'end'.
+    stream.on('error', () => resolve('cut-off'));
+    stream.on('close', () => resolve('cut-off'));
   });
 }
 

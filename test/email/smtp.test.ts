@@ -259,28 +259,63 @@ describe('classification', () => {
   });
 });
 
+/** A raw SMTP session on `address`: write lines, wait for replies. */
+function rawSession(address: string) {
+  const at = address.lastIndexOf(':');
+  const socket = connect(Number(address.slice(at + 1)), address.slice(0, at));
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  socket.on('error', () => {});
+  return {
+    socket,
+    write: (line: string) => socket.write(`${line}\r\n`),
+    async waitFor(re: RegExp) {
+      for (let i = 0; i < 200 && !re.test(received); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(received).toMatch(re);
+    },
+  };
+}
+
 describe('limits and durability', () => {
+  it('a session cut off in the middle of a message records nothing', async () => {
+    const { uuid } = await check();
+    const s = rawSession(smtp);
+    try {
+      await s.waitFor(/^220 /m);
+      s.write('EHLO client.test');
+      await s.waitFor(/^250 /m);
+      s.write('MAIL FROM:<cron@h>');
+      s.write(`RCPT TO:<${uuid}@${DOMAIN}>`);
+      s.write('DATA');
+      await s.waitFor(/^354 /m);
+      s.write('Subject: half a message');
+      s.write('');
+      s.write('the job printed this and then');
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      s.socket.destroy();
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await pings(uuid)).toEqual([]);
+    // The listener goes on serving.
+    expect((await mail(`${uuid}@${DOMAIN}`, cronMessage({ to: 'x', body: 'ok' }))).response).toBe('250 OK');
+    expect(await pings(uuid)).toHaveLength(1);
+  });
+
   it('shutdown does not wait for a session between messages: it gets 421 at once', async () => {
     const other = await startInProcess({ smtpListen: { host: '127.0.0.1', port: 0 } });
-    const [host, port] = other.daemon.smtpAddress!.split(':');
-    const socket = connect(Number(port), host);
-    let received = '';
-    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-    const waitFor = async (re: RegExp) => {
-      for (let i = 0; i < 100 && !re.test(received); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(received).toMatch(re);
-    };
+    const s = rawSession(other.daemon.smtpAddress!);
     try {
-      await waitFor(/^220 /m);
-      socket.write('EHLO client.test\r\n');
-      await waitFor(/^250 /m);
+      await s.waitFor(/^220 /m);
+      s.write('EHLO client.test');
+      await s.waitFor(/^250 /m);
       const started = performance.now();
       await other.stop();
       // Well under the 10 s a session in the middle of a message would get.
       expect(performance.now() - started).toBeLessThan(5000);
-      await waitFor(/^421 4\.3\.2 /m);
+      await s.waitFor(/^421 4\.3\.2 /m);
     } finally {
-      socket.destroy();
+      s.socket.destroy();
     }
   });
 
