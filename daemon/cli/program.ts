@@ -194,6 +194,30 @@ export function buildProgram(): Command {
     );
 
   program
+    .command('sendmail')
+    .description("a sendmail stand-in without an MTA: hand the message on stdin (cron's mail) to checkd's SMTP listener")
+    .usage('[--smtp HOST:PORT] [-t] [-f SENDER] [other sendmail flags, ignored] [RECIPIENT...]')
+    // sendmail's own flags (-i, -oi, -FCronDaemon, -B8BITMIME, ...) are read by sendmail.ts.
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .option('--smtp <host:port>', "the daemon's --smtp-listen address [env CHECKD_SMTP_LISTEN]")
+    .argument('[args...]', 'sendmail flags and recipients')
+    .action(async (args: string[], opts: { smtp?: string }) => {
+      const mail = await import('./sendmail.js');
+      const parsed = mail.parseSendmailArgs(args);
+      const target = mail.smtpTarget(opts.smtp, process.env);
+      let result;
+      try {
+        result = await mail.sendmail(parsed, target, process.stdin);
+      } catch (err) {
+        if (err instanceof UsageError) throw err;
+        fail(`sendmail: ${(err as Error).message}`, EXIT_RUNTIME);
+      }
+      for (const r of result.rejected) process.stderr.write(`checkd: sendmail: ${r.recipient}: ${r.response}\n`);
+      if (result.rejected.length > 0) process.exitCode = EXIT_RUNTIME;
+    });
+
+  program
     .command('run')
     .description('run a job under the monitor: ping /start, pass its output through, ping /<exit status>')
     .usage('(--uuid UUID | --slug SLUG --ping-key KEY) [--url BASE] -- COMMAND [ARG...]')

@@ -43,7 +43,10 @@ export function parsePingAddress(address: string, pingDomain: string): PingAddre
 export interface EmailContent {
   /** The Subject header, decoded. */
   subject: string;
-  /** The plain-text parts and the HTML part turned into text; called only when a check filters on the body. */
+  /**
+   * The plain-text parts and the HTML part turned into text. Asked for only
+   * when a check filters on the body, maybe more than once: made once, kept.
+   */
   bodyText(): string;
 }
 

@@ -53,6 +53,8 @@ function smtpError(responseCode: number, message: string): Error & { responseCod
 
 export async function startSmtpListener(opts: SmtpListenerOptions): Promise<SmtpListener> {
   const { logger } = opts;
+  /** Sessions whose message is being received or recorded: closing waits for them. */
+  const busy = new Set<string>();
   const server = new SMTPServer({
     name: opts.domain,
     banner: 'checkd e-mail pings',
@@ -78,15 +80,21 @@ export async function startSmtpListener(opts: SmtpListenerOptions): Promise<Smtp
       callback();
     },
     onData(stream, session, callback) {
+      busy.add(session.id);
+      const answer: typeof callback = (err, message) => {
+        busy.delete(session.id);
+        callback(err, message);
+      };
       void receive(stream).then(async (raw) => {
+        if (raw === 'cut-off') return busy.delete(session.id);
         // Over the limit: smtp-server answers 552 itself (rejectOversized).
-        if (raw === null) return callback(null);
+        if (raw === 'too-large') return answer(null);
         try {
           await deliver(raw, session, opts);
-          callback(null, 'OK');
+          answer(null, 'OK');
         } catch (err) {
           logger.error({ err }, 'e-mail ping not recorded');
-          callback(smtpError(451, '4.3.0 The ping could not be stored, try again later'));
+          answer(smtpError(451, '4.3.0 The ping could not be stored, try again later'));
         }
       });
     },
@@ -107,21 +115,36 @@ export async function startSmtpListener(opts: SmtpListenerOptions): Promise<Smtp
   });
   const bound = server.server.address();
   const address = bound && typeof bound === 'object' ? hostPortText({ host: bound.address, port: bound.port }) : String(bound);
-  return { address, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // A session between messages has nothing to finish: it is told so at once
+      // (421, try later), as idle HTTP connections are closed; one in the middle
+      // of a message gets until closeTimeoutMs.
+      for (const connection of server.connections) {
+        if (busy.has(connection.session.id)) continue;
+        connection.send(421, '4.3.2 checkd is shutting down, try again later');
+        connection.close();
+      }
+    });
+  return { address, close };
 }
 
 /**
- * The whole message, or null once it exceeds the size limit (the rest is read
- * and dropped). A session that ends in the middle of a message delivers nothing.
+ * The whole message; 'too-large' once it exceeds the size limit (the rest is
+ * read and dropped); 'cut-off' when the session ended in the middle of it,
+ * which delivers nothing.
  */
-function receive(stream: SMTPServerDataStream): Promise<Buffer | null> {
+function receive(stream: SMTPServerDataStream): Promise<Buffer | 'too-large' | 'cut-off'> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer) => {
       if (!stream.sizeExceeded) chunks.push(chunk);
     });
-    stream.on('error', () => {});
-    stream.on('end', () => resolve(stream.sizeExceeded ? null : Buffer.concat(chunks)));
+    stream.on('end', () => resolve(stream.sizeExceeded ? 'too-large' : Buffer.concat(chunks)));
+    // smtp-server destroys the stream of a session that went away: 'close' without 'end'.
+    stream.on('error', () => resolve('cut-off'));
+    stream.on('close', () => resolve('cut-off'));
   });
 }
 

@@ -47,6 +47,8 @@ export class PingService {
 
   /** An e-mail ping (ping-protocol §12): classified by the check's subject and body filters. */
   async recordEmail(uuid: string, content: EmailContent, facts: PingFacts): Promise<'ok' | 'missing'> {
+    // The body's text (HTML turned into text) is made before the transaction, not while it holds the write lock.
+    if (this.store.getCheck(uuid)?.filterBody) content.bodyText();
     return this.recordAs(uuid, null, facts, (check) => classifyEmailPing(content, check));
   }
 

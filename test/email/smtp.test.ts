@@ -2,6 +2,7 @@
 // both address forms, the 550 answers at RCPT, unknown checks and ambiguous
 // slugs, every classification branch, encoded subjects, multipart messages,
 // the size limit, and no 250 while the disk refuses writes.
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createCheck, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
@@ -258,7 +259,66 @@ describe('classification', () => {
   });
 });
 
+/** A raw SMTP session on `address`: write lines, wait for replies. */
+function rawSession(address: string) {
+  const at = address.lastIndexOf(':');
+  const socket = connect(Number(address.slice(at + 1)), address.slice(0, at));
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  socket.on('error', () => {});
+  return {
+    socket,
+    write: (line: string) => socket.write(`${line}\r\n`),
+    async waitFor(re: RegExp) {
+      for (let i = 0; i < 200 && !re.test(received); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(received).toMatch(re);
+    },
+  };
+}
+
 describe('limits and durability', () => {
+  it('a session cut off in the middle of a message records nothing', async () => {
+    const { uuid } = await check();
+    const s = rawSession(smtp);
+    try {
+      await s.waitFor(/^220 /m);
+      s.write('EHLO client.test');
+      await s.waitFor(/^250 /m);
+      s.write('MAIL FROM:<cron@h>');
+      s.write(`RCPT TO:<${uuid}@${DOMAIN}>`);
+      s.write('DATA');
+      await s.waitFor(/^354 /m);
+      s.write('Subject: half a message');
+      s.write('');
+      s.write('the job printed this and then');
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      s.socket.destroy();
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await pings(uuid)).toEqual([]);
+    // The listener goes on serving.
+    expect((await mail(`${uuid}@${DOMAIN}`, cronMessage({ to: 'x', body: 'ok' }))).response).toBe('250 OK');
+    expect(await pings(uuid)).toHaveLength(1);
+  });
+
+  it('shutdown does not wait for a session between messages: it gets 421 at once', async () => {
+    const other = await startInProcess({ smtpListen: { host: '127.0.0.1', port: 0 } });
+    const s = rawSession(other.daemon.smtpAddress!);
+    try {
+      await s.waitFor(/^220 /m);
+      s.write('EHLO client.test');
+      await s.waitFor(/^250 /m);
+      const started = performance.now();
+      await other.stop();
+      // Well under the 10 s a session in the middle of a message would get.
+      expect(performance.now() - started).toBeLessThan(5000);
+      await s.waitFor(/^421 4\.3\.2 /m);
+    } finally {
+      s.socket.destroy();
+    }
+  });
+
   it('a message over the size limit gets 552 and records nothing; one within it goes through', async () => {
     const small = await startInProcess({ smtpListen: { host: '127.0.0.1', port: 0 }, pingEmailDomain: 'pings.example.org', smtpMessageLimit: 4000 });
     try {
