@@ -1,7 +1,7 @@
 // What notifications say about the alert policies (alert-policies.md §6):
 // the causes checkd adds to upstream's, in words. Pure functions over plain data.
 import { isoSeconds } from '../domain/format.js';
-import type { CheckRecord, FlipRecord } from '../domain/types.js';
+import type { CheckRecord, FlipRecord, HoldCause } from '../domain/types.js';
 import type { Notification } from './message.js';
 
 /** What a notification says beyond its flip (alert-policies §3–§6). */
@@ -10,6 +10,10 @@ export interface PolicyFacts {
   reminder?: number;
   /** The down flip's instant, for reminders and released notifications. */
   downSince?: number;
+  /** Held until now: by what (alert-policies §4, §5). */
+  released?: HoldCause;
+  /** Held by a dependency: the name of the check it waited for. */
+  parentName?: string;
 }
 
 const UNITS: Array<[string, number]> = [
@@ -68,3 +72,31 @@ export function downSince(n: Notification): number | null {
   if (n.event === 'down') return n.flip.created;
   return n.downtimeMs === null ? null : n.flip.created - n.downtimeMs;
 }
+
+/** How a hold reads after "held": `while muted`, `during maintenance`, `while "db" was down`. */
+function during(facts: PolicyFacts): string {
+  switch (facts.released) {
+    case 'mute':
+      return 'while muted';
+    case 'maintenance':
+      return 'during maintenance';
+    default:
+      return facts.parentName === undefined ? 'while a check it depends on was down' : `while "${facts.parentName}" was down`;
+  }
+}
+
+/**
+ * The sentence under a notification's headline with what the policies add:
+ * that it was held and is released now (after upstream's sentence).
+ */
+export function withPolicySentences(n: Notification, upstream: string | null): string | null {
+  const facts = n.policy;
+  if (!facts?.released) return upstream;
+  const since = downSince(n);
+  const released =
+    n.event === 'down'
+      ? `Down since ${since === null ? 'the flip' : isoSeconds(since)}, ${during(facts)}: this notification was held until now.`
+      : `Up again since ${isoSeconds(n.flip.created)}: this notification was held ${during(facts)}.`;
+  return upstream === null ? released : `${upstream} ${released}`;
+}
+
