@@ -1,5 +1,5 @@
 // Wires the daemon together: store, HTTP, gRPC, background loops; and takes it
-// apart again in reverse order on shutdown.
+// apart again in reverse order, on shutdown or when start-up fails.
 import type { FastifyInstance } from 'fastify';
 import { buildHttpServer } from './api/server.js';
 import { logGrpcThrough, startGrpcServer, type GrpcServerHandle } from './grpc/server.js';
@@ -19,6 +19,7 @@ import { systemClock, type Clock } from './shared/clock.js';
 import type { ServeConfig } from './config/serve.js';
 import type { Logger } from './shared/log.js';
 import { ListenError } from './shared/listen.js';
+import { ShutdownStack } from './shared/shutdown-stack.js';
 
 export interface RunningDaemon {
   store: Store;
@@ -36,22 +37,41 @@ export interface RunningDaemon {
 /** How long shutdown waits for in-flight HTTP requests before cutting their connections. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
-/** A listener could not be bound (address in use, not available, no permission). */
-
+/**
+ * Start the daemon. Each component, once started, pushes its closer on one
+ * stack; stop() and a failed start (a ListenError, ...) both unwind it, so a
+ * failed start leaves nothing running and the data dir closed.
+ */
 export async function startDaemon(config: ServeConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningDaemon> {
+  const closers = new ShutdownStack();
+  try {
+    return await startComponents(config, logger, clock, closers);
+  } catch (err) {
+    await closers.close();
+    throw err;
+  }
+}
+
+async function startComponents(config: ServeConfig, logger: Logger, clock: Clock, closers: ShutdownStack): Promise<RunningDaemon> {
   const store = Store.open(config.dataDir);
+  closers.push(() => store.close());
   const checks = new CheckService(store, clock);
   const pings = new PingService(store, clock);
   const badgeSecret = await store.badgeSecret();
   await store.logId();
   // Pings journaled before a crash go into the B-trees before anything reads them.
   await store.applyJournal();
+  // Started this early so that it stops after everything that writes, just before the store closes.
+  const journalWriter = new JournalWriter(store, config.dataDir, logger.child({ component: 'journal' }));
+  closers.push(() => journalWriter.stop());
   const events = new EventTail(store, logger);
   const monitor = new DeadlineMonitor(store, clock, logger.child({ component: 'monitor' }));
   events.subscribe(monitor.onEvents);
   const notifier = new Notifier(store, clock, logger.child({ component: 'notifier' }), config.notify ?? NOTIFY_DEFAULTS, config.baseUrl);
   // The cursor exists before the monitor's catch-up can flip anything.
   await notifier.init();
+  // Deliveries start only once both listeners are up; stopping before that is harmless.
+  closers.push(() => notifier.stop());
   notifier.onAttempt = (kind, result) => metrics.notifications.inc({ kind, result });
   events.subscribe(notifier.onEvents);
   const hub = new WatchHub(store, clock);
@@ -74,17 +94,19 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
   );
   metrics.register(http);
   registerPingRoutes(http, { pings, pingBodyLimit: config.pingBodyLimit, trustProxy: config.trustProxy });
+  // Pushed before its start: a catch-up that fails may have armed the timer.
+  closers.push(() => monitor.stop());
   // Catch up with deadlines that passed while stopped before accepting pings,
   // so catch-up flips precede new pings.
   await monitor.start();
   events.start();
+  closers.push(() => events.stop());
+  // HTTP and gRPC close together, so one closer for both; a listener that never started is skipped.
+  let grpc: GrpcServerHandle | null = null;
+  closers.push(() => closeListeners(http, grpc));
   try {
     await http.listen({ host: config.listen.host, port: config.listen.port });
   } catch (err) {
-    events.stop();
-    await monitor.stop();
-    await http.close().catch(() => {});
-    await store.close();
     throw new ListenError('HTTP', `${config.listen.host}:${config.listen.port}`, err);
   }
   const addr = http.server.address();
@@ -92,42 +114,34 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
     addr && typeof addr === 'object'
       ? `${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`
       : String(addr);
-  let grpc: GrpcServerHandle;
   logGrpcThrough(logger.child({ component: 'grpc' }));
   try {
     grpc = await startGrpcServer(config.grpcListen, (server, health) =>
       addCheckdService(server, health, { store, checks, clock, logger: logger.child({ component: 'grpc' }), hub }),
     );
   } catch (err) {
-    events.stop();
-    await monitor.stop();
-    await http.close();
-    await store.close();
     throw new ListenError('gRPC', config.grpcListen, err);
   }
+  closers.push(() => hub.close());
   // Deliveries begin once both listeners are up (a failed start leaves nothing running).
   notifier.start();
   const pruner = startEventPruning(store, clock, logger, () => notifier.pruneFloor());
-  const journalWriter = new JournalWriter(store, config.dataDir, logger.child({ component: 'journal' }));
+  closers.push(() => clearInterval(pruner));
   let stopping: Promise<void> | null = null;
-  const stop = () =>
-    (stopping ??= (async () => {
-      clearInterval(pruner);
-      hub.close();
-      // In-flight requests get SHUTDOWN_GRACE_MS to finish (idle keep-alive
-      // connections are closed at once); after that their sockets are cut, so
-      // a client that never finishes its request cannot hold shutdown up.
-      const force = setTimeout(() => http.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-      force.unref();
-      await Promise.all([http.close(), grpc.shutdown()]);
-      clearTimeout(force);
-      events.stop();
-      await monitor.stop();
-      await notifier.stop();
-      await journalWriter.stop();
-      await store.close();
-    })());
+  const stop = () => (stopping ??= closers.close());
   return { store, http, grpc, events, monitor, hub, notifier, httpAddress, grpcAddress: grpc.address, stop };
+}
+
+/**
+ * In-flight requests get SHUTDOWN_GRACE_MS to finish (idle keep-alive
+ * connections are closed at once); after that their sockets are cut, so a
+ * client that never finishes its request cannot hold shutdown up.
+ */
+async function closeListeners(http: FastifyInstance, grpc: GrpcServerHandle | null): Promise<void> {
+  const force = setTimeout(() => http.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  force.unref();
+  await Promise.all([http.close(), grpc?.shutdown()]);
+  clearTimeout(force);
 }
 
 /** How often old events are dropped from the log (EVENT_RETENTION bounds). */

@@ -6,6 +6,7 @@ import { inspectDataDir } from '../store/db.js';
 import { systemClock } from '../shared/clock.js';
 import { validateChannel } from '../domain/channel-kinds.js';
 import { API_KEY_LENGTH } from '../domain/ids.js';
+import { parseCount } from '../domain/text-values.js';
 
 export class UsageError extends Error {}
 
@@ -21,11 +22,12 @@ export function makeOutput(json: boolean, write: (s: string) => void = (s) => pr
   };
 }
 
-export function parseCount(value: string, what: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${what} must be a whole number from ${min} to ${max}, got "${value}"`);
-  const n = Number(value);
-  if (n < min || n > max) throw new UsageError(`${what} must be between ${min} and ${max}, got ${n}`);
-  return n;
+/** A count argument within [min, max], as the admin commands word their refusal. */
+export function countArgument(value: string, what: string, min: number, max: number): number {
+  const count = parseCount(value, min, max);
+  if (count.ok) return count.value;
+  if (count.problem === 'not-a-count') throw new UsageError(`${what} must be a whole number from ${min} to ${max}, got "${value}"`);
+  throw new UsageError(`${what} must be between ${min} and ${max}, got ${count.value}`);
 }
 
 function noProject(id: string): UsageError {
@@ -71,8 +73,8 @@ export async function projectCreate(
   const name = opts.name.trim();
   if (name === '') throw new UsageError('--name must not be empty');
   if (name.length > 200) throw new UsageError('--name must be at most 200 characters');
-  const checkLimit = parseCount(opts.checkLimit, '--check-limit', 0, 1_000_000);
-  const pingLogLimit = parseCount(opts.pingLogLimit, '--ping-log-limit', 1, 100_000);
+  const checkLimit = countArgument(opts.checkLimit, '--check-limit', 0, 1_000_000);
+  const pingLogLimit = countArgument(opts.pingLogLimit, '--ping-log-limit', 1, 100_000);
   const store = await openCreating(dataDir);
   try {
     const { project, apiKey, apiKeyReadonly } = await store.createProject(

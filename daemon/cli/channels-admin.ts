@@ -11,6 +11,7 @@ import { UUID_RE } from '../domain/ids.js';
 import { needsValue, setValueCommand } from '../domain/channel-kinds.js';
 import { noCheckdData, UsageError, type Output } from './admin.js';
 import { resolveNotifyConfig, type RawNotifyOptions } from '../config/notify.js';
+import { SERVE_SETTINGS } from '../config/settings.js';
 import { testNotification } from '../notify/notifier.js';
 import { deliver } from '../notify/transports.js';
 
@@ -75,7 +76,7 @@ export async function channelTest(
     }
     const now = systemClock.now();
     const projectName = store.getProject(channel.projectId)?.name ?? '';
-    const baseUrl = (opts.baseUrl ?? process.env.CHECKD_BASE_URL ?? 'http://localhost:8000').replace(/\/+$/, '');
+    const baseUrl = (opts.baseUrl ?? process.env[SERVE_SETTINGS.baseUrl.env] ?? SERVE_SETTINGS.baseUrl.default).replace(/\/+$/, '');
     const n = testNotification(channel, projectName, now, baseUrl);
     const t0 = performance.now();
     const result = await deliver(channel, n, settings);

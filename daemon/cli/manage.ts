@@ -8,7 +8,7 @@ import { systemClock } from '../shared/clock.js';
 import { inspectDataDir } from '../store/db.js';
 import { Store } from '../store/store.js';
 import type { ProjectRecord } from '../domain/types.js';
-import { noCheckdData, openForProject, parseCount, requireProject, UsageError, type Output } from './admin.js';
+import { noCheckdData, openForProject, countArgument, requireProject, UsageError, type Output } from './admin.js';
 
 /** The project as `project list` shows it. */
 function projectJson(store: Store, p: ProjectRecord) {
@@ -31,8 +31,8 @@ export async function projectUpdate(
 ): Promise<void> {
   const fields: Partial<Pick<ProjectRecord, 'name' | 'checkLimit' | 'pingLogLimit'>> = {};
   if (opts.name !== undefined) fields.name = checkName(opts.name, '--name', 200);
-  if (opts.checkLimit !== undefined) fields.checkLimit = parseCount(opts.checkLimit, '--check-limit', 0, 1_000_000);
-  if (opts.pingLogLimit !== undefined) fields.pingLogLimit = parseCount(opts.pingLogLimit, '--ping-log-limit', 1, 100_000);
+  if (opts.checkLimit !== undefined) fields.checkLimit = countArgument(opts.checkLimit, '--check-limit', 0, 1_000_000);
+  if (opts.pingLogLimit !== undefined) fields.pingLogLimit = countArgument(opts.pingLogLimit, '--ping-log-limit', 1, 100_000);
   if (Object.keys(fields).length === 0) throw new UsageError('nothing to change: give --name, --check-limit or --ping-log-limit');
   const store = openForProject(dataDir, id);
   try {

@@ -4,7 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { pino } from 'pino';
-import { checkListenHosts, ConfigError, DEFAULTS, resolveServeConfig, type RawServeOptions } from '../config/serve.js';
+import { checkListenHosts, resolveServeConfig, type RawServeOptions } from '../config/serve.js';
+import { NOTIFY_SETTINGS, SERVE_SETTINGS, SETTINGS, settingHelp, shownDefault, type Setting } from '../config/settings.js';
+import { ConfigError } from '../config/values.js';
 import { createLogger, writesToJournal } from '../shared/log.js';
 import { sdNotify } from '../shared/systemd-notify.js';
 import { DataDirError } from '../store/db.js';
@@ -23,7 +25,7 @@ import { opsAction } from '../ops/errors.js';
 import { exportData } from '../ops/transfer.js';
 import { importCommand } from '../ops/import-command.js';
 import { installCommitFailureGuard } from '../store/write-failure.js';
-import { resolveNotifyConfig, type RawNotifyOptions } from '../config/notify.js';
+import { resolveNotifyConfig } from '../config/notify.js';
 import { takeSignals } from './early-signals.js';
 import { ListenError, probeListenAddresses } from '../shared/listen.js';
 
@@ -48,8 +50,30 @@ function packageVersion(): string {
   return '0.0.0';
 }
 
+/** `--flag <arg>` of a row of the settings table (settings.ts), or `--flag` for a switch. */
+function flagOf(setting: Setting<unknown>): string {
+  return setting.arg === null ? setting.flag! : `${setting.flag} <${setting.arg}>`;
+}
+
+/**
+ * The options of the rows that have a flag. Resolution (settings.ts) takes the
+ * env var and the default itself, so that an error can name its source: the
+ * help text states both.
+ */
+function settingOptions(rows: ReadonlyArray<Setting<unknown>>): Option[] {
+  return rows.filter((s) => s.flag !== null).map((s) => new Option(flagOf(s), settingHelp(s)));
+}
+
+/** Settings without a flag, listed after the options of `serve --help`. */
+function envOnlyHelp(): string {
+  const rows = SETTINGS.filter((s) => s.flag === null);
+  const width = Math.max(...rows.map((s) => s.env.length));
+  return ['', 'Environment only:', ...rows.map((s) => `  ${s.env.padEnd(width)}  ${s.help} [default ${shownDefault(s)}]`)].join('\n');
+}
+
 function dataDirOption(): Option {
-  return new Option('--data-dir <dir>', 'LMDB data directory').env('CHECKD_DATA_DIR').default(DEFAULTS.dataDir);
+  const dataDir = SERVE_SETTINGS.dataDir;
+  return new Option(flagOf(dataDir), dataDir.help).env(dataDir.env).default(dataDir.default);
 }
 
 function adminCommand(cmd: Command): Command {
@@ -73,26 +97,9 @@ export function buildProgram(): Command {
     .enablePositionalOptions()
     .exitOverride();
 
-  program
-    .command('serve')
-    .description('run the daemon in the foreground')
-    .option('--data-dir <dir>', `LMDB data directory [env CHECKD_DATA_DIR, default ${DEFAULTS.dataDir}]`)
-    .option('--listen <host:port>', `HTTP address [env CHECKD_LISTEN, default ${DEFAULTS.listen}]`)
-    .option('--grpc-listen <addr>', `gRPC address or unix:/path [env CHECKD_GRPC_LISTEN, default ${DEFAULTS.grpcListen}]`)
-    .option('--base-url <url>', `public URL for ping_url etc. [env CHECKD_BASE_URL, default ${DEFAULTS.baseUrl}]`)
-    .option('--api-rate-limit <n>', 'API requests per minute per key, 0 = off [env CHECKD_API_RATE_LIMIT, default 100]')
-    .option('--ping-body-limit <bytes>', 'bytes of a ping body stored [env CHECKD_PING_BODY_LIMIT, default 10000]')
-    .option('--trust-proxy', 'take client addresses from X-Forwarded-For [env CHECKD_TRUST_PROXY]')
-    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [env CHECKD_LOG_LEVEL, default info]')
-    .option('--badge-label <text>', `label of the project-wide (*) badge [env CHECKD_BADGE_LABEL, default ${DEFAULTS.badgeLabel}]`)
-    .option('--smtp-url <url>', 'SMTP server of email channels: smtp://user:pass@host:port or smtps://... [env CHECKD_SMTP_URL]')
-    .option('--smtp-from <address>', 'From: of notification emails [env CHECKD_SMTP_FROM, default checkd@HOSTNAME]')
-    .option('--allow-shell', 'run the commands of shell channels [env CHECKD_ALLOW_SHELL]')
-    .option(
-      '--block-private-addresses',
-      'notifications may not reach loopback, private or link-local addresses [env CHECKD_BLOCK_PRIVATE_ADDRESSES]',
-    )
-    .action(async (opts: RawServeOptions) => serve(opts));
+  const serveCommand = program.command('serve').description('run the daemon in the foreground');
+  for (const option of settingOptions(SETTINGS)) serveCommand.addOption(option);
+  serveCommand.addHelpText('after', envOnlyHelp()).action(async (opts: RawServeOptions) => serve(opts));
 
   const project = program.command('project').description('manage projects');
   adminCommand(project.command('create').description('create a project with a read-write and a read-only key'))
@@ -138,15 +145,13 @@ export function buildProgram(): Command {
   adminCommand(channel.command('list').description("list a project's channels with their last delivery result"))
     .requiredOption('--project <id>', 'project id')
     .action(async (opts) => (await import('./channels-admin.js')).channelList(opts.dataDir, opts, makeOutput(opts.json)));
-  adminCommand(channel.command('test').description('send a test notification through a channel; exit 1 if it fails'))
-    .argument('<id>', 'channel id')
-    .option('--smtp-url <url>', 'SMTP server for email channels [env CHECKD_SMTP_URL]')
-    .option('--smtp-from <address>', 'From: of the email [env CHECKD_SMTP_FROM]')
-    .option('--allow-shell', 'run a shell channel [env CHECKD_ALLOW_SHELL]')
-    .option('--block-private-addresses', 'refuse loopback, private and link-local addresses [env CHECKD_BLOCK_PRIVATE_ADDRESSES]')
-    .action(async (id: string, opts) =>
-      (await import('./channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
-    );
+  const channelTest = adminCommand(channel.command('test').description('send a test notification through a channel; exit 1 if it fails'))
+    .argument('<id>', 'channel id');
+  // The notifier's flags, as `serve` takes them.
+  for (const option of settingOptions(Object.values(NOTIFY_SETTINGS))) channelTest.addOption(option);
+  channelTest.action(async (id: string, opts) =>
+    (await import('./channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
+  );
 
   adminCommand(channel.command('update').description("change a channel's name or value"))
     .argument('<id>', 'channel id')
@@ -221,7 +226,7 @@ async function serve(raw: RawServeOptions): Promise<void> {
 
   // Everything is validated before the data dir is touched: a bad flag writes nothing.
   const config = resolveServeConfig(raw, process.env);
-  config.notify = resolveNotifyConfig(raw as RawNotifyOptions, process.env);
+  config.notify = resolveNotifyConfig(raw, process.env);
   await checkListenHosts(config);
   await probeListenAddresses(config);
   // Logs go to stderr: stdout carries the ready line only (contract.md).

@@ -3,7 +3,7 @@
 // in use or an address this machine does not have fails with nothing written.
 import { createServer } from 'node:net';
 import type { ServeConfig } from '../config/serve.js';
-import { parseHostPort } from '../config/serve.js';
+import { parseHostPort } from '../config/values.js';
 
 export class ListenError extends Error {
   override readonly name = 'ListenError';

@@ -1,0 +1,231 @@
+// The settings of `checkd serve`, one row each: flag, environment variable,
+// default, help and parser. The CLI builds its options and help from this
+// table, resolution follows it (a flag wins over its env var, the env var over
+// the default), and a test holds README's table of flags to it.
+import {
+  LOG_LEVELS,
+  millisecondsAtLeast,
+  parseBadgeLabel,
+  parseBaseUrl,
+  parseCountValue,
+  parseDataDir,
+  parseFromAddress,
+  parseHostPort,
+  parseLogLevel,
+  parseSmtpUrl,
+  parseSwitch,
+  validateGrpcAddress,
+  type HostPort,
+  type Source,
+} from './values.js';
+
+export interface Setting<T> {
+  /** `--listen`; null for a setting read from the environment only. */
+  flag: string | null;
+  /** Placeholder of the flag's value (`--listen <host:port>`); null for a switch, which takes none. */
+  arg: string | null;
+  env: string;
+  /** The text parsed when neither the flag nor the env var gives one. */
+  default: string;
+  /** The default as help and README state it, when the text alone does not say it. */
+  shownDefault?: string;
+  /** An env var of blanks counts as unset. */
+  blankMeansDefault?: boolean;
+  help: string;
+  /** Validates the text; `source` names the flag or env var it came from, for the error. */
+  parse(text: string, source: Source): T;
+}
+
+/** One row per field of T, in the order of help and validation. */
+export type SettingTable<T> = { readonly [K in keyof T]: Setting<T[K]> };
+
+/** What the serve rows fill: the daemon's own settings (ServeConfig). */
+export interface ServeSettingValues {
+  dataDir: string;
+  listen: HostPort;
+  grpcListen: string;
+  baseUrl: string;
+  apiRateLimit: number;
+  pingBodyLimit: number;
+  trustProxy: boolean;
+  logLevel: string;
+  /** The label of the project-wide (`*`) status badge. */
+  badgeLabel: string;
+}
+
+/** What the notifier rows fill (NotifyConfig); `checkd channel test` reads them too. */
+export interface NotifySettingValues {
+  /** smtp://user:pass@host:port or smtps://...; holds a password: never log it. */
+  smtpUrl: string | null;
+  smtpFrom: string | null;
+  /** Shell channels run only when the daemon was started with --allow-shell. */
+  allowShell: boolean;
+  /** Notification requests may not reach loopback, private or link-local addresses. */
+  blockPrivateAddresses: boolean;
+  /** Per attempt: HTTP request, SMTP session. */
+  timeoutMs: number;
+  /** Per attempt: a shell command is killed after this. */
+  shellTimeoutMs: number;
+  /** First retry delay; doubles on each failure. */
+  retryBaseMs: number;
+  /** Longest delay between two attempts. */
+  retryMaxDelayMs: number;
+  /** A delivery still failing this long after its flip is given up. */
+  giveUpAfterMs: number;
+}
+
+export const SERVE_SETTINGS: SettingTable<ServeSettingValues> = {
+  dataDir: {
+    flag: '--data-dir',
+    arg: 'dir',
+    env: 'CHECKD_DATA_DIR',
+    default: './data',
+    help: 'LMDB data directory',
+    parse: parseDataDir,
+  },
+  listen: {
+    flag: '--listen',
+    arg: 'host:port',
+    env: 'CHECKD_LISTEN',
+    default: '127.0.0.1:8000',
+    help: 'HTTP address',
+    parse: parseHostPort,
+  },
+  grpcListen: {
+    flag: '--grpc-listen',
+    arg: 'addr',
+    env: 'CHECKD_GRPC_LISTEN',
+    default: '127.0.0.1:50051',
+    help: 'gRPC address or unix:/path',
+    parse: validateGrpcAddress,
+  },
+  baseUrl: {
+    flag: '--base-url',
+    arg: 'url',
+    env: 'CHECKD_BASE_URL',
+    default: 'http://localhost:8000',
+    help: 'public URL for ping_url etc.',
+    parse: parseBaseUrl,
+  },
+  apiRateLimit: {
+    flag: '--api-rate-limit',
+    arg: 'n',
+    env: 'CHECKD_API_RATE_LIMIT',
+    default: '100',
+    help: 'API requests per minute per key, 0 = off',
+    parse: parseCountValue,
+  },
+  pingBodyLimit: {
+    flag: '--ping-body-limit',
+    arg: 'bytes',
+    env: 'CHECKD_PING_BODY_LIMIT',
+    default: '10000',
+    help: 'bytes of a ping body stored',
+    parse: parseCountValue,
+  },
+  trustProxy: {
+    flag: '--trust-proxy',
+    arg: null,
+    env: 'CHECKD_TRUST_PROXY',
+    default: 'off',
+    help: 'take client addresses from X-Forwarded-For',
+    parse: parseSwitch,
+  },
+  logLevel: {
+    flag: '--log-level',
+    arg: 'level',
+    env: 'CHECKD_LOG_LEVEL',
+    default: 'info',
+    help: LOG_LEVELS.join('|'),
+    parse: parseLogLevel,
+  },
+  badgeLabel: {
+    flag: '--badge-label',
+    arg: 'text',
+    env: 'CHECKD_BADGE_LABEL',
+    default: 'checkd',
+    help: 'label of the project-wide (*) badge',
+    parse: parseBadgeLabel,
+  },
+};
+
+/** The delivery timings are read from the environment only (docs/notifications.md). */
+function milliseconds(env: string, dflt: number, min: number, help: string): Setting<number> {
+  return { flag: null, arg: null, env, default: String(dflt), blankMeansDefault: true, help, parse: millisecondsAtLeast(min) };
+}
+
+export const NOTIFY_SETTINGS: SettingTable<NotifySettingValues> = {
+  smtpUrl: {
+    flag: '--smtp-url',
+    arg: 'url',
+    env: 'CHECKD_SMTP_URL',
+    default: '',
+    help: 'SMTP server of email channels: smtp://user:pass@host:port or smtps://...',
+    parse: parseSmtpUrl,
+  },
+  smtpFrom: {
+    flag: '--smtp-from',
+    arg: 'address',
+    env: 'CHECKD_SMTP_FROM',
+    default: '',
+    shownDefault: 'checkd@HOSTNAME',
+    help: 'From: of notification emails',
+    parse: parseFromAddress,
+  },
+  allowShell: {
+    flag: '--allow-shell',
+    arg: null,
+    env: 'CHECKD_ALLOW_SHELL',
+    default: 'off',
+    help: 'run the commands of shell channels',
+    parse: parseSwitch,
+  },
+  blockPrivateAddresses: {
+    flag: '--block-private-addresses',
+    arg: null,
+    env: 'CHECKD_BLOCK_PRIVATE_ADDRESSES',
+    default: 'off',
+    help: 'notifications may not reach loopback, private or link-local addresses',
+    parse: parseSwitch,
+  },
+  timeoutMs: milliseconds('CHECKD_NOTIFY_TIMEOUT_MS', 30_000, 1, 'ms a delivery attempt may take'),
+  shellTimeoutMs: milliseconds('CHECKD_SHELL_TIMEOUT_MS', 60_000, 1, 'ms before a shell command is killed'),
+  retryBaseMs: milliseconds('CHECKD_NOTIFY_RETRY_BASE_MS', 1000, 1, 'ms to the first retry, then doubled'),
+  retryMaxDelayMs: milliseconds('CHECKD_NOTIFY_RETRY_MAX_MS', 15 * 60 * 1000, 1, 'most ms between two attempts'),
+  giveUpAfterMs: milliseconds('CHECKD_NOTIFY_GIVE_UP_MS', 6 * 3600 * 1000, 0, 'ms of failing before giving up'),
+};
+
+/** Every row, serve's first, in help order. */
+export const SETTINGS: ReadonlyArray<Setting<unknown>> = [...Object.values(SERVE_SETTINGS), ...Object.values(NOTIFY_SETTINGS)];
+
+/** The default as help and README state it: `none` when there is no value. */
+export function shownDefault(setting: Setting<unknown>): string {
+  return setting.shownDefault ?? (setting.default === '' ? 'none' : setting.default);
+}
+
+/** The help of a flag: what it sets, its env var and its default. */
+export function settingHelp(setting: Setting<unknown>): string {
+  const dflt = shownDefault(setting);
+  return `${setting.help} [env ${setting.env}${dflt === 'none' ? '' : `, default ${dflt}`}]`;
+}
+
+/** What commander hands over: flag values by the flag's camelCase name (a switch given is `true`). */
+export type RawSettings = Readonly<Record<string, unknown>>;
+
+/** Every row of `table`: the flag if given, else the env var if set, else the default; each validated. */
+export function resolveSettings<T>(table: SettingTable<T>, raw: RawSettings, env: NodeJS.ProcessEnv): T {
+  const values: Partial<T> = {};
+  for (const key of Object.keys(table) as Array<keyof T & string>) values[key] = resolveSetting(table[key], raw[key], env);
+  return values as T;
+}
+
+function resolveSetting<T>(setting: Setting<T>, flagValue: unknown, env: NodeJS.ProcessEnv): T {
+  if (setting.flag !== null && flagValue !== undefined) {
+    return setting.parse(flagValue === true ? 'true' : String(flagValue), setting.flag);
+  }
+  const fromEnv = env[setting.env];
+  if (fromEnv !== undefined && !(setting.blankMeansDefault && fromEnv.trim() === '')) {
+    return setting.parse(fromEnv, `${setting.env} (environment)`);
+  }
+  return setting.parse(setting.default, `${setting.flag ?? setting.env} (default)`);
+}
