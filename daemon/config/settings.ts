@@ -10,6 +10,7 @@ import {
   parseCountValue,
   parseDataDir,
   parseFromAddress,
+  parseHeartbeatUrl,
   parseHostPort,
   parseLogLevel,
   parseSmtpUrl,
@@ -51,6 +52,8 @@ export interface ServeSettingValues {
   logLevel: string;
   /** The label of the project-wide (`*`) status badge. */
   badgeLabel: string;
+  /** Pinged every minute while the deadline monitor's loop runs (monitor/self-watch.ts); null: off. */
+  heartbeatUrl: string | null;
 }
 
 /** What the notifier rows fill (NotifyConfig); `checkd channel test` reads them too. */
@@ -146,6 +149,14 @@ export const SERVE_SETTINGS: SettingTable<ServeSettingValues> = {
     default: 'checkd',
     help: 'label of the project-wide (*) badge',
     parse: parseBadgeLabel,
+  },
+  heartbeatUrl: {
+    flag: '--heartbeat-url',
+    arg: 'url',
+    env: 'CHECKD_HEARTBEAT_URL',
+    default: '',
+    help: 'pinged every minute while the monitor loop runs (another checkd, Healthchecks)',
+    parse: parseHeartbeatUrl,
   },
 };
 

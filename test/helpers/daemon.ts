@@ -55,6 +55,9 @@ export async function startInProcess(
     grpcListen?: string;
     /** Notifier settings over the defaults (SMTP, shell, retry timings). */
     notify?: Partial<NotifyConfig>;
+    /** --heartbeat-url, and how often it is pinged (default a minute). */
+    heartbeatUrl?: string;
+    heartbeatEveryMs?: number;
   } = {},
 ): Promise<InProcessDaemon> {
   const dataDir = opts.dataDir ?? tempDir().path;
@@ -68,6 +71,8 @@ export async function startInProcess(
     trustProxy: opts.trustProxy ?? false,
     logLevel: 'silent',
     badgeLabel: opts.badgeLabel ?? DEFAULTS.badgeLabel,
+    heartbeatUrl: opts.heartbeatUrl ?? null,
+    heartbeatEveryMs: opts.heartbeatEveryMs,
     notify: { ...NOTIFY_DEFAULTS, ...opts.notify },
   };
   const clock = opts.clock ?? systemClock;

@@ -33,6 +33,7 @@ async function start(notify: Partial<NotifyConfig>): Promise<{ d: InProcessDaemo
       trustProxy: false,
       logLevel: 'debug',
       badgeLabel: DEFAULTS.badgeLabel,
+      heartbeatUrl: null,
       notify: { ...NOTIFY_DEFAULTS, retryBaseMs: 50, retryMaxDelayMs: 100, timeoutMs: 5000, ...notify },
     },
     createLogger('debug', sink),
