@@ -73,7 +73,8 @@ export async function keyList(dataDir: string, opts: { project: string }, out: O
     const keys = store
       .listApiKeys()
       .filter((k) => k.rec.projectId === opts.project)
-      .sort((a, b) => a.rec.createdAt - b.rec.createdAt)
+      // A project's first two keys share a millisecond: read-write first, as created.
+      .sort((a, b) => a.rec.createdAt - b.rec.createdAt || Number(a.rec.readOnly) - Number(b.rec.readOnly))
       .map((k) => ({ prefix: k.rec.prefix ?? null, read_only: k.rec.readOnly, created: isoSeconds(k.rec.createdAt) }));
     const human = [
       'PREFIX    ACCESS      CREATED',
