@@ -21,7 +21,6 @@ import type { ServeConfig } from './config/serve.js';
 import type { Logger } from './shared/log.js';
 import { hostPortText, ListenError } from './shared/listen.js';
 import { ShutdownStack } from './shared/shutdown-stack.js';
-import { startSmtpListener } from './email/listener.js';
 import { pingEmailDomainOf } from './config/serve.js';
 
 export interface RunningDaemon {
@@ -145,9 +144,14 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
   return { store, http, grpc, events, monitor, hub, notifier, httpAddress, grpcAddress: grpc.address, smtpAddress, stop };
 }
 
-/** The SMTP listener of e-mail pings; it closes before the store, like the other listeners. */
+/**
+ * The SMTP listener of e-mail pings; it closes before the store, like the
+ * other listeners. Loaded only when it is on: its SMTP and MIME libraries
+ * would otherwise add to every start.
+ */
 async function startEmailPings(config: ServeConfig, pings: PingService, logger: Logger, closers: ShutdownStack): Promise<string> {
   const listen = config.smtpListen!;
+  const { startSmtpListener } = await import('./email/listener.js');
   try {
     const smtp = await startSmtpListener({
       listen,
