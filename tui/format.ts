@@ -76,6 +76,18 @@ export function periodOf(check: { kind: string; timeout_s: number; schedule: str
   return check.schedule;
 }
 
+/** "exit 3" for a ping that reported an exit status, "" for one that did not. */
+export function exitText(ping: { exit_status?: number }): string {
+  return ping.exit_status === undefined ? '' : `exit ${ping.exit_status}`;
+}
+
+/** "52 B", "3.1 KB", "1.0 MB": a body's size. */
+export function bytes(n: number): string {
+  if (n < 1000) return `${n} B`;
+  if (n < 1_000_000) return `${(n / 1000).toFixed(1)} KB`;
+  return `${(n / 1_000_000).toFixed(1)} MB`;
+}
+
 function two(n: number): string {
   return String(n).padStart(2, '0');
 }

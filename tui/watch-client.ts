@@ -5,7 +5,7 @@
 // backwards (a new data directory), it takes a fresh snapshot instead.
 import { CheckdRpc, describeGrpcError, grpc, grpcCode } from './rpc.js';
 import type { ConnectionInfo } from './state.js';
-import type { CheckDetailMsg, CheckMsg, ProjectMsg, WatchEventMsg } from './wire.js';
+import type { CheckDetailMsg, CheckMsg, ListFlipsResponseMsg, ListPingsResponseMsg, PingBodyMsg, ProjectMsg, WatchEventMsg } from './wire.js';
 
 export interface Backoff {
   initialMs: number;
@@ -36,6 +36,12 @@ export interface CheckdBackend {
   /** Starts the Watch on the first subscription; the current connection state is replayed at once. */
   subscribe(listener: WatchListener): () => void;
   getCheck(id: string, limit: number): Promise<CheckDetailMsg>;
+  /** Older pings of a check: those numbered below `beforeN`, newest first. */
+  listPings(id: string, beforeN: number, pageSize: number): Promise<ListPingsResponseMsg>;
+  /** Older flips of a check: those recorded before `beforeRevision`, newest first. */
+  listFlips(id: string, beforeRevision: number, pageSize: number): Promise<ListFlipsResponseMsg>;
+  /** One ping's stored body, its first `maxBytes` at most. */
+  getPingBody(id: string, n: number, maxBytes: number): Promise<PingBodyMsg>;
   pauseCheck(id: string): Promise<CheckMsg>;
   resumeCheck(id: string): Promise<CheckMsg>;
 }
@@ -101,6 +107,18 @@ export class WatchClient implements CheckdBackend {
 
   getCheck(id: string, limit: number): Promise<CheckDetailMsg> {
     return this.channel().getCheck(id, limit);
+  }
+
+  listPings(id: string, beforeN: number, pageSize: number): Promise<ListPingsResponseMsg> {
+    return this.channel().listPings(id, beforeN, pageSize);
+  }
+
+  listFlips(id: string, beforeRevision: number, pageSize: number): Promise<ListFlipsResponseMsg> {
+    return this.channel().listFlips(id, beforeRevision, pageSize);
+  }
+
+  getPingBody(id: string, n: number, maxBytes: number): Promise<PingBodyMsg> {
+    return this.channel().getPingBody(id, n, maxBytes);
   }
 
   pauseCheck(id: string): Promise<CheckMsg> {

@@ -13,7 +13,7 @@ import { App } from '../../tui/app.js';
 import { EVENT_FRAME_MS } from '../../tui/hooks/useWatchBatches.js';
 import { check, down, event, fresh, paused, T0 } from './fixtures.js';
 import { FakeBackend } from './fake-backend.js';
-import type { CheckMsg } from '../../tui/wire.js';
+import type { CheckMsg, PingMsg } from '../../tui/wire.js';
 
 const ESC = '\x1b';
 const DOWN = '\x1b[B';
@@ -73,12 +73,13 @@ describe('main screen', () => {
     const lines = t.lines();
     expect(lines[0]).toMatch(/^checktop · acme\s+● live {2}\d\d:\d\d:\d\d$/);
     expect(lines[1]).toContain('5 checks  1 down 1 grace 0 running 1 new 1 up 1 paused');
-    expect(lines[2]).toMatch(/STATUS\s+NAME\s+TAGS\s+LAST PING\s+NEXT\s+PERIOD/);
+    expect(lines[2]).toMatch(/STATUS\s+NAME\s+TAGS\s+LAST PING\s+TIMER\s+PERIOD/);
     const order = ['nightly-report', 'cert-renew', 'new-job', 'backup-db', 'old-cleanup'];
     const at = order.map((n) => lines.findIndex((l) => l.includes(n)));
     expect(at).toEqual([...at].sort((a, b) => a - b));
-    expect(t.line('backup-db')).toMatch(/up\s+backup-db\s+prod db\s+3m ago\s+in 57m\s+every 1h/);
-    expect(t.line('cert-renew')).toMatch(/grace .*30s late/);
+    // Up and grace count down to down: expected + grace (5m).
+    expect(t.line('backup-db')).toMatch(/up\s+backup-db\s+prod db\s+3m ago\s+down in 1h 2m\s+every 1h/);
+    expect(t.line('cert-renew')).toMatch(/grace .*down in 4m 30s/);
     expect(t.line('new-job')).toMatch(/new .*never\s+-/);
     // Exactly rows - 1 lines, none wider than the terminal.
     expect(lines).toHaveLength(23);
@@ -365,5 +366,133 @@ describe('10,000 checks', () => {
     expect(t.frame()).toMatch(/›up\s+job-9999/);
     // Three key presses including the 15 ms pauses between them.
     expect(performance.now() - started).toBeLessThan(1500);
+  });
+});
+
+describe('details: output, pings and history', () => {
+  const TAB = '\t';
+  const ping = (n: number, type: string, o: Partial<PingMsg> = {}): PingMsg => ({
+    n,
+    type,
+    date_ms: T0 - (200 - n) * 60_000,
+    rid: '',
+    duration_s: -1,
+    method: 'POST',
+    remote_addr: '10.0.0.7',
+    ua: 'cron/2',
+    body_size: 0,
+    ...o,
+  });
+
+  /** A down check whose last run failed with output, and 150 pings of history. */
+  function failing() {
+    const c = down({ name: 'backup-db', down_since_ms: T0 - (2 * 3600_000 + 13 * 60_000), created_ms: T0 - 2 * 86_400_000 });
+    const t = start([c, check({ name: 'other' })]);
+    const pings: PingMsg[] = [];
+    for (let n = 150; n >= 1; n--) {
+      if (n === 150) pings.push(ping(n, 'fail', { exit_status: 3, duration_s: 61, body_size: 80 }));
+      else if (n % 2 === 0) pings.push(ping(n, 'success', { duration_s: n / 10, exit_status: 0 }));
+      else pings.push(ping(n, 'start'));
+    }
+    t.backend.history.set(c.uuid, {
+      pings,
+      flips: [
+        { timestamp_ms: T0 - (2 * 3600_000 + 13 * 60_000), old_status: 'up', new_status: 'down', reason: 'fail', revision: 30 },
+        { timestamp_ms: T0 - 86_400_000, old_status: 'new', new_status: 'up', reason: '', revision: 3 },
+      ],
+    });
+    const output = ['pg_dump: starting', ...Array.from({ length: 40 }, (_, i) => `table ${i} dumped`), '\x1b[31mpg_dump: error: disk full\x1b[0m'];
+    t.backend.bodies.set(`${c.uuid}#150`, output.join('\n') + '\n');
+    return { t, c, output };
+  }
+
+  it('shows the output of the failed run, its exit status and how long the check has been down', async () => {
+    const { t, c } = failing();
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    expect(t.line('backup-db')).toMatch(/down\s+backup-db\s.*down for 2h 13m/);
+    await t.press(ENTER);
+    await until(() => t.frame().includes('Output of ping #150'), 'the output');
+    await until(() => t.frame().includes('disk full'), 'the body');
+    const f = t.frame();
+    expect(f).toMatch(/Output of ping #150 \(fail, exit 3, 50m ago\)\s+\(last \d+ of 42 lines; ⏎ all\)/);
+    // The end of the output, where errors are; the terminal never sees its escape sequences.
+    expect(f).toContain('  pg_dump: error: disk full');
+    expect(t.ui.lastFrame()).not.toContain('\x1b[31mpg_dump');
+    expect(t.backend.calls).toContain(`GetPingBody ${c.uuid} 150 1048576`);
+    // The ping list: exit status, duration, method, address, user agent, and that it has a body.
+    expect(f).toMatch(/fail\s+exit 3\s+1m 1s\s+POST 10\.0\.0\.7 cron\/2\s+\[80 B\]/);
+    expect(f).toMatch(/success\s+exit 0\s+15s\s+POST/);
+    expect(f).toMatch(/start\s+-\s+POST/);
+    expect(f).toContain('down for 2h 13m');
+    // Run durations as a sparkline, the failed one last.
+    expect(f).toMatch(/runs\s+[▁▂▃▄▅▆▇█]+ last 1m 1s, longest 1m 1s/);
+  });
+
+  it('Enter pages through the whole output; q closes it', async () => {
+    const { t } = failing();
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press(ENTER);
+    await until(() => t.frame().includes('disk full'), 'the output');
+    await t.press(ENTER);
+    await until(() => t.frame().includes('lines 1–'), 'the pager');
+    expect(t.lines()[2]).toMatch(/^backup-db · ping #150 fail exit 3 · /);
+    expect(t.frame()).toContain('pg_dump: starting');
+    expect(t.frame()).toContain('lines 1–18 of 42');
+    expect(t.lines()[22]).toContain('esc close');
+    await t.press(PGDN);
+    expect(t.frame()).toContain('lines 19–36 of 42');
+    await t.press('G');
+    expect(t.frame()).toContain('lines 25–42 of 42');
+    expect(t.frame()).toContain('pg_dump: error: disk full');
+    await t.press('q');
+    expect(t.frame()).toContain('Output of ping #150');
+    expect(t.frame()).not.toContain('lines 25–42');
+  });
+
+  it('Tab moves to the ping list: its own cursor, Enter opens that ping, older pages load at its end', async () => {
+    const { t, c } = failing();
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press(ENTER);
+    await until(() => t.frame().includes('Recent pings'), 'the details');
+    await t.press(TAB);
+    expect(t.frame()).toMatch(/▸ Recent pings \(100\+, newest first; 1 of 100\)/);
+    expect(t.lines()[22]).toMatch(/esc back\s+↑↓ ping\s+⏎ body\s+tab flips/);
+    await t.press('j');
+    expect(t.frame()).toContain('2 of 100');
+    // Enter on a ping without a body says so.
+    await t.press(ENTER);
+    expect(t.lines()[22]).toContain('ping #149 sent no body');
+    // The check cursor did not move: still backup-db's details.
+    expect(t.frame()).toMatch(/^backup-db\s+down/m);
+    await t.press('G');
+    await until(() => t.backend.calls.includes(`ListPings ${c.uuid} 51 100`), 'the next page');
+    await until(() => t.frame().includes('of 150'), 'the older pings');
+    expect(t.frame()).toMatch(/Recent pings \(150, newest first; 100 of 150\)/);
+    await t.press('G');
+    expect(t.frame()).toContain('150 of 150');
+    expect(t.frame()).toMatch(/›.*start/);
+    await t.press('g', ENTER);
+    await until(() => t.frame().includes('lines 1–'), 'the pager');
+    await t.press(ESC, ESC);
+    expect(t.frame()).not.toContain('▸ Recent pings');
+  });
+
+  it('w switches the history window; the strip shows nothing before the check existed', async () => {
+    const { t } = failing();
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press(ENTER);
+    await until(() => t.frame().includes('new → up'), 'the details');
+    expect(t.frame()).toMatch(/history ▃+█+▁+ last 1d 1h/);
+    // The last hour: down all of it.
+    await t.press('w');
+    expect(t.frame()).toMatch(/history ▁+ last 1h/);
+    await t.press('w');
+    expect(t.frame()).toMatch(/history ▃+█+▁+ last 1d/);
+    await t.press('w');
+    // A week: the check is two days old, so most of the strip is blank.
+    const strip = t.lines().find((l) => l.startsWith('history'))!;
+    expect(strip).toMatch(/^history {30,}▃+█+▁+ last 7d$/);
+    await t.press('W', 'W');
+    expect(t.frame()).toMatch(/history ▁+ last 1h/);
   });
 });

@@ -2,7 +2,8 @@
 // visible slice), so 10,000 checks cost no more per frame than twenty.
 import { memo } from 'react';
 import { Box, Text } from 'ink';
-import { ago, fit, periodOf, until } from '../format.js';
+import { countdown, lastActivity } from '../countdown.js';
+import { ago, fit, periodOf } from '../format.js';
 import { labelOf } from '../labels.js';
 import type { Row } from '../row.js';
 import { statusColor } from './theme.js';
@@ -19,7 +20,7 @@ export interface Columns {
 
 const STATUS_W = 7; // "running"
 const LAST_W = 9; // "LAST PING", "just now", "59m ago"
-const NEXT_W = 9; // "in 59m", "59m late"
+const NEXT_W = 16; // "down for 23h 59m", "running 9m 59s"
 
 function clamp(n: number, lo: number, hi: number): number {
   return Math.min(Math.max(n, lo), hi);
@@ -57,7 +58,7 @@ export function TableHeader({ cols }: { cols: Columns }) {
   return (
     <Text bold wrap="truncate">
       {' ' + fit('STATUS', cols.status)}
-      {cells(cols, { name: 'NAME', tags: 'TAGS', last: 'LAST PING', next: 'NEXT', period: 'PERIOD' })}
+      {cells(cols, { name: 'NAME', tags: 'TAGS', last: 'LAST PING', next: 'TIMER', period: 'PERIOD' })}
     </Text>
   );
 }
@@ -84,8 +85,8 @@ export const TableRow = memo(function TableRow({ row, cols, selected, flashing, 
       {cells(cols, {
         name: c.name || '(unnamed)',
         tags: c.tags.join(' '),
-        last: ago(c.last_ping_ms, now),
-        next: until(c.expected_ms, now),
+        last: ago(lastActivity(c), now),
+        next: countdown(c, label, now),
         period: periodOf(c),
       })}
     </Text>

@@ -2,7 +2,7 @@
 // only, so the table above never jumps. The hints come from the key table.
 import { Text } from 'ink';
 import { fit } from '../format.js';
-import { footerHints } from '../keys.js';
+import { footerHints, type HintLine } from '../keys.js';
 import type { Filter } from '../views.js';
 
 export function filterSummary(f: Filter): string {
@@ -15,8 +15,8 @@ export function filterSummary(f: Filter): string {
 
 const hints = (line: Parameters<typeof footerHints>[0]) => footerHints(line).join('  ');
 
-export function HintsLine({ view, summary, shown, total, width }: { view: 'list' | 'detail'; summary: string; shown: number; total: number; width: number }) {
-  if (view === 'list' && summary) {
+export function HintsLine({ line, summary, shown, total, width }: { line: Exclude<HintLine, 'filtered'>; summary: string; shown: number; total: number; width: number }) {
+  if (line === 'list' && summary) {
     const [clear, ...rest] = footerHints('filtered');
     return (
       <Text wrap="truncate">
@@ -27,7 +27,7 @@ export function HintsLine({ view, summary, shown, total, width }: { view: 'list'
   }
   return (
     <Text dimColor wrap="truncate">
-      {fit(hints(view), width)}
+      {fit(hints(line), width)}
     </Text>
   );
 }
