@@ -5,7 +5,7 @@
 // modules it imports.
 import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Box, useApp } from 'ink';
-import { CheckTable, tableColumns } from './components/CheckTable.js';
+import { CheckTable, contentWidths, tableColumns, WIDE } from './components/CheckTable.js';
 import { detailLayout, DetailView, type DetailData, type Focus } from './components/DetailView.js';
 import { ConfirmPrompt, filterSummary, HintsLine, MessageLine, SearchPrompt } from './components/Footer.js';
 import { Header } from './components/Header.js';
@@ -27,6 +27,7 @@ import { actionFor, type Action, type Mode } from './keys.js';
 import type { Row } from './row.js';
 import { scrollTop } from './selection.js';
 import { initialState, isFlashing, reducer, serverNow } from './state.js';
+import { SORT_KEYS, sortLabel } from './sort.js';
 import { WINDOWS } from './timeline.js';
 import { allTags, countRows, cycle, isFiltered, NO_FILTER, STATUS_FILTERS, tagCycle, visibleRows, type Filter } from './views.js';
 import type { CheckdBackend } from './watch-client.js';
@@ -92,8 +93,14 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
   const height = Math.max(6, size.rows - 1);
   const bodyHeight = height - 3;
   const tableHeight = bodyHeight - 1;
-  const cols = tableColumns(size.columns);
   const cursor = useCursor(visible, tableHeight);
+  const onScreen = visible.slice(cursor.top, cursor.top + tableHeight);
+  // Tags and schedules get the room the rows on screen need, and keep it while
+  // scrolling (columns that narrowed again would make the table jump).
+  const widest = useRef({ columns: 0, content: { tags: 0, period: 0 } });
+  if (widest.current.columns !== size.columns) widest.current = { columns: size.columns, content: { tags: 0, period: 0 } };
+  widest.current.content = contentWidths(onScreen, size.columns >= WIDE, widest.current.content);
+  const cols = tableColumns(size.columns, widest.current.content);
   const now = state.now;
   const sNow = serverNow(state, now);
   const live = state.connection.state === 'live';
@@ -246,6 +253,11 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
       case 'nextStatus':
       case 'prevStatus':
         return setFilter((f) => ({ ...f, status: cycle(STATUS_FILTERS, f.status, action === 'nextStatus' ? 1 : -1) }));
+      case 'nextSort':
+      case 'prevSort':
+        return dispatch({ type: 'sort', sort: { key: cycle(SORT_KEYS, state.sort.key, action === 'nextSort' ? 1 : -1), reversed: false } });
+      case 'reverseSort':
+        return dispatch({ type: 'sort', sort: { ...state.sort, reversed: !state.sort.reversed } });
       case 'pause':
       case 'resume':
         return ask(action, view === 'detail' ? detailRow : cursor.selected);
@@ -316,13 +328,15 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
   else
     body = (
       <CheckTable
-        rows={visible.slice(cursor.top, cursor.top + tableHeight)}
+        rows={onScreen}
         selected={cursor.index - cursor.top}
         cols={cols}
         height={tableHeight}
         now={sNow}
         isFlashing={(id) => isFlashing(state, id, now)}
         empty={emptyText}
+        sort={state.sort}
+        stale={!live && state.synced}
       />
     );
 
@@ -333,6 +347,7 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
         readOnly={state.project?.read_only ?? false}
         connection={state.connection}
         counts={counts}
+        sortText={sortLabel(state.sort)}
         now={now}
         width={size.columns}
       />

@@ -38,6 +38,9 @@ export type Action =
   | 'prevTag'
   | 'nextStatus'
   | 'prevStatus'
+  | 'nextSort'
+  | 'prevSort'
+  | 'reverseSort'
   | 'pause'
   | 'resume'
   | 'yes'
@@ -67,6 +70,7 @@ const HISTORY = ['pings', 'flips'] as const;
 const SCROLLS = ['list', ...HISTORY, 'pager'] as const;
 const IN_SEARCH = 'in a search: keep, clear, erase one / all';
 const FILTER = 'filter by tag (t T), by status (s S)';
+const SORT = 'sort: next / previous order, reverse it';
 const ANSWER = 'at a y/n question: yes / no';
 const QUIT = 'quit';
 
@@ -117,6 +121,10 @@ export const BINDINGS: readonly Binding[] = [
   { keys: ['T'], modes: ['list'], action: 'prevTag', help: FILTER },
   { keys: ['s'], modes: ['list'], action: 'nextStatus', help: FILTER, footer: { list: 's status' } },
   { keys: ['S'], modes: ['list'], action: 'prevStatus', help: FILTER },
+  { keys: ['o'], modes: ['list'], action: 'nextSort', help: SORT },
+  { keys: ['O'], modes: ['list'], action: 'prevSort', help: SORT },
+  // I, as htop inverts its order.
+  { keys: ['I'], modes: ['list'], action: 'reverseSort', help: SORT },
   {
     keys: ['p'],
     modes: ['list', 'detail'],

@@ -4,6 +4,7 @@
 import { labelOf } from './labels.js';
 import { makeRow, rowAt, type Row } from './row.js';
 import { RowTable, type TableDraft } from './row-table.js';
+import { DEFAULT_SORT, orderOf, type Sort } from './sort.js';
 import type { CheckMsg, ProjectMsg, WatchEventMsg } from './wire.js';
 
 /** How long a check that just changed status stays highlighted. */
@@ -35,6 +36,8 @@ export interface TuiState {
   now: number;
   /** Server clock minus local clock, learnt from snapshots and heartbeats. */
   offsetMs: number;
+  /** The rows' order. */
+  sort: Sort;
 }
 
 export type Action =
@@ -42,7 +45,8 @@ export type Action =
   | { type: 'project'; project: ProjectMsg }
   | { type: 'events'; events: WatchEventMsg[]; now: number }
   | { type: 'tick'; now: number }
-  | { type: 'check'; check: CheckMsg; now: number };
+  | { type: 'check'; check: CheckMsg; now: number }
+  | { type: 'sort'; sort: Sort };
 
 export function initialState(now: number): TuiState {
   return {
@@ -54,6 +58,7 @@ export function initialState(now: number): TuiState {
     flashes: new Map(),
     now,
     offsetMs: 0,
+    sort: DEFAULT_SORT,
   };
 }
 
@@ -74,6 +79,8 @@ export function reducer(state: TuiState, action: Action): TuiState {
       return tick(state, action.now);
     case 'check':
       return applyCheck(state, action.check, action.now);
+    case 'sort':
+      return { ...state, sort: action.sort, rows: state.rows.sortedBy(orderOf(action.sort)) };
   }
 }
 
@@ -109,7 +116,7 @@ class Draft {
   /** A snapshot: every row replaced. */
   replaceRows(rows: Iterable<Row>): void {
     this.rows = null;
-    this.table = RowTable.of(rows, labelOf);
+    this.table = RowTable.of(rows, labelOf, this.base.rows.order);
   }
 
   /** The rows after this action. */

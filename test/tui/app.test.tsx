@@ -11,6 +11,7 @@ vi.hoisted(() => {
 import { render, cleanup } from 'ink-testing-library';
 import { App } from '../../tui/app.js';
 import { EVENT_FRAME_MS } from '../../tui/hooks/useWatchBatches.js';
+import { displayWidth } from '../../tui/format.js';
 import { check, down, event, fresh, paused, T0 } from './fixtures.js';
 import { FakeBackend } from './fake-backend.js';
 import type { CheckMsg, PingMsg } from '../../tui/wire.js';
@@ -494,5 +495,109 @@ describe('details: output, pings and history', () => {
     expect(strip).toMatch(/^history {30,}▃+█+▁+ last 7d$/);
     await t.press('W', 'W');
     expect(t.frame()).toMatch(/history ▁+ last 1h/);
+  });
+});
+
+describe('sort and width', () => {
+  const MIN = 60_000;
+  const sortable = () => [
+    check({ name: 'bravo', last_ping_ms: T0 - 30 * MIN, expected_ms: T0 + 30 * MIN, last_duration_ms: 5_000 }),
+    check({ name: 'alpha', last_ping_ms: T0 - 5 * MIN, expected_ms: T0 + 55 * MIN, last_duration_ms: 90_000 }),
+    down({ name: 'delta', last_ping_ms: T0 - 90 * MIN, last_duration_ms: 1_000 }),
+    check({ name: 'charlie', last_ping_ms: T0 - 50 * MIN, expected_ms: T0 + 10 * MIN, last_duration_ms: 30_000 }),
+  ];
+  const order = (t: ReturnType<typeof start>) =>
+    t
+      .lines()
+      .slice(3, 7)
+      .map((l) => /(alpha|bravo|charlie|delta)/.exec(l)?.[1]);
+
+  it('o cycles the sort keys, O goes back, I reverses; the header says which', async () => {
+    const t = start(sortable());
+    await until(() => t.frame().includes('alpha'), 'the table');
+    expect(order(t)).toEqual(['delta', 'alpha', 'bravo', 'charlie']);
+    expect(t.lines()[1]).toMatch(/sort: status ▼$/);
+    expect(t.lines()[2]).toMatch(/^ ▼STATUS\s+NAME/);
+    await t.press('o');
+    expect(order(t)).toEqual(['alpha', 'bravo', 'charlie', 'delta']);
+    expect(t.lines()[1]).toMatch(/sort: name ▼$/);
+    expect(t.lines()[2]).toMatch(/STATUS\s+▼NAME/);
+    await t.press('I');
+    expect(order(t)).toEqual(['delta', 'charlie', 'bravo', 'alpha']);
+    expect(t.lines()[1]).toMatch(/sort: name ▲$/);
+    await t.press('o'); // last ping, latest first (o starts a key in its natural direction)
+    expect(order(t)).toEqual(['alpha', 'bravo', 'charlie', 'delta']);
+    expect(t.lines()[2]).toMatch(/▼LAST PING/);
+    await t.press('o'); // deadline: soonest first; the down check cannot go down again, last
+    expect(order(t)).toEqual(['charlie', 'bravo', 'alpha', 'delta']);
+    expect(t.lines()[2]).toMatch(/▼TIMER/);
+    await t.press('o'); // last run: longest first
+    expect(order(t)).toEqual(['alpha', 'charlie', 'bravo', 'delta']);
+    expect(t.lines()[1]).toMatch(/sort: last run ▼$/);
+    await t.press('O', 'O', 'O', 'O');
+    expect(order(t)).toEqual(['delta', 'alpha', 'bravo', 'charlie']);
+  });
+
+  it('keeps the order through events: a ping moves its check where the order says', async () => {
+    const checks = sortable();
+    const t = start(checks);
+    await until(() => t.frame().includes('alpha'), 'the table');
+    await t.press('o', 'o'); // last ping
+    t.backend.emit(event('EVENT_TYPE_PING_RECEIVED', 11, { ...checks[3]!, last_ping_ms: T0, n_pings: 2 }));
+    await until(() => order(t)[0] === 'charlie', 'charlie first');
+    expect(order(t)).toEqual(['charlie', 'alpha', 'bravo', 'delta']);
+  });
+
+  it('shows schedule with time zone, grace, last run, pings and whole tag lists at 200 columns', async () => {
+    const t = start(
+      [
+        check({
+          name: 'nightly-report',
+          kind: 'CHECK_KIND_CRON',
+          schedule: '30 2 * * *',
+          tz: 'Europe/Riga',
+          grace_s: 1800,
+          last_duration_ms: 83_000,
+          n_pings: 1234,
+          tags: ['reports', 'finance', 'nightly', 'prod', 'eu-west'],
+        }),
+      ],
+      { size: { columns: 200, rows: 50 } },
+    );
+    await until(() => t.frame().includes('nightly-report'), 'the table');
+    expect(t.lines()[2]).toMatch(/STATUS\s+NAME\s+TAGS\s+LAST PING\s+TIMER\s+SCHEDULE\s+GRACE\s+LAST RUN\s+PINGS$/);
+    expect(t.line('nightly-report')).toMatch(
+      /up\s+nightly-report\s+reports finance nightly prod eu-west\s+1m ago\s+down in 1h 29m\s+30 2 \* \* \* Europe\/Riga\s+30m\s+1m 23s\s+1234$/,
+    );
+    expect(t.lines()).toHaveLength(49);
+    for (const l of t.lines()) expect(l.length).toBeLessThanOrEqual(200);
+  });
+
+  it('keeps every column aligned when names hold wide characters, emoji or combining marks', async () => {
+    const names = ['備份データベース毎晩の処理', '🚀 deploy-frontend', 'cafe\u0301-crème-brûlée', 'plain-ascii-name'];
+    for (const size of [
+      { columns: 80, rows: 24 },
+      { columns: 200, rows: 50 },
+    ]) {
+      const t = start(
+        names.map((name) => check({ name, tags: ['日本', 'ops'] })),
+        { size },
+      );
+      await until(() => t.frame().includes('plain-ascii-name'), 'the table');
+      const header = t.lines()[2]!;
+      const columnAt = (line: string, title: string) => displayWidth(line.slice(0, line.indexOf(title)));
+      const lastAt = columnAt(header, 'LAST PING');
+      const timerAt = columnAt(header, 'TIMER');
+      const periodAt = columnAt(header, size.columns >= 120 ? 'SCHEDULE' : 'PERIOD');
+      const rows = t.lines().filter((l) => l.includes('1m ago'));
+      expect(rows).toHaveLength(4);
+      for (const row of rows) {
+        expect(columnAt(row, '1m ago'), row).toBe(lastAt);
+        expect(columnAt(row, 'down in'), row).toBe(timerAt);
+        expect(columnAt(row, 'every 1h'), row).toBe(periodAt);
+        expect(displayWidth(row), row).toBeLessThanOrEqual(size.columns);
+      }
+      cleanup();
+    }
   });
 });

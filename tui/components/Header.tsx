@@ -1,7 +1,7 @@
 // Two lines on every screen: who and how connected (line 1), and how many
 // checks are in which state (line 2).
 import { Box, Text } from 'ink';
-import { clockTime, fit } from '../format.js';
+import { clockTime, displayWidth, fit } from '../format.js';
 import { LABELS, type Counts } from '../labels.js';
 import type { ConnectionInfo } from '../state.js';
 import { LABEL_COLOR } from './theme.js';
@@ -11,6 +11,8 @@ interface HeaderProps {
   readOnly: boolean;
   connection: ConnectionInfo;
   counts: Counts;
+  /** The table's order, right on line 2 while there is no reason for trouble to show there. */
+  sortText: string;
   /** Local time: the clock shows the operator's wall time. */
   now: number;
   width: number;
@@ -25,13 +27,15 @@ export function connectionText(c: ConnectionInfo, now: number): { text: string; 
   return { text: left > 0 ? `${verb} retry in ${left}s` : verb, color: 'yellow' };
 }
 
-export function Header({ projectName, readOnly, connection, counts, now, width }: HeaderProps) {
+export function Header({ projectName, readOnly, connection, counts, sortText, now, width }: HeaderProps) {
   const conn = connectionText(connection, now);
   const right = `${conn.text}  ${clockTime(now)}`;
   const title = `checktop · ${projectName ?? '…'}${readOnly ? ' (read-only)' : ''}`;
   const titleWidth = Math.max(0, width - right.length - 1);
   // The reason the link is down goes where the counts' spare room is, if any.
   const reason = connection.state !== 'live' && connection.error ? connection.error : '';
+  const countsText = `${counts.total} checks  ${LABELS.map((label) => `${counts[label]} ${label}`).join(' ')}`;
+  const gap = width - displayWidth(countsText) - displayWidth(sortText);
   return (
     <Box flexDirection="column" flexShrink={0}>
       <Text wrap="truncate">
@@ -45,7 +49,7 @@ export function Header({ projectName, readOnly, connection, counts, now, width }
             {` ${counts[label]} ${label}`}
           </Text>
         ))}
-        {reason ? <Text color="yellow">{'  ' + reason}</Text> : null}
+        {reason ? <Text color="yellow">{'  ' + reason}</Text> : gap >= 2 ? <Text dimColor>{' '.repeat(gap) + sortText}</Text> : null}
       </Text>
     </Box>
   );

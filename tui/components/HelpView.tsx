@@ -6,7 +6,7 @@ import { helpLines } from '../keys.js';
 const LINES = helpLines().map((l) => ({ keys: l.keys.join(' '), text: l.text }));
 const KEYS_WIDTH = Math.max(...LINES.map((l) => l.keys.length)) + 2;
 
-const NOTES = ['Order: down, grace, running, new, up, paused; then by name.', 'A status that just changed is highlighted for 5 s.'];
+const NOTES = ['By status: down, grace, running, new, up, paused; then by name.', 'A status that just changed is highlighted for 5 s.'];
 
 export function HelpView({ height }: { height: number }) {
   const keyRows = Math.min(LINES.length, Math.max(0, height - 1));
