@@ -478,6 +478,40 @@ describe('details: output, pings and history', () => {
     expect(t.frame()).not.toContain('▸ Recent pings');
   });
 
+  it('Tab twice scrolls the flips, paging back through older ones as it reaches their end', async () => {
+    const c = down({ name: 'flappy', down_since_ms: T0 - 60_000 });
+    const t = start([c]);
+    // 250 flips, alternating, one every ten minutes.
+    const flips = Array.from({ length: 250 }, (_, i) => ({
+      timestamp_ms: T0 - 60_000 - i * 600_000,
+      old_status: i % 2 === 0 ? 'up' : 'down',
+      new_status: i % 2 === 0 ? 'down' : 'up',
+      reason: i % 2 === 0 ? 'fail' : '',
+      revision: 1000 - i,
+    }));
+    t.backend.history.set(c.uuid, { pings: [], flips });
+    await until(() => t.frame().includes('flappy'), 'the table');
+    await t.press(ENTER);
+    await until(() => t.frame().includes('up → down'), 'the flips');
+    await t.press(TAB, TAB);
+    expect(t.frame()).toContain('▸ Flips');
+    expect(t.lines()[22]).toMatch(/esc back\s+↑↓ scroll\s+tab check/);
+    await t.press('G');
+    await until(() => t.backend.calls.includes(`ListFlips ${c.uuid} 901 100`), 'the second page');
+    await until(() => t.frame().includes('more older'), 'the second page shown');
+    await t.press('G');
+    await until(() => t.backend.calls.includes(`ListFlips ${c.uuid} 801 100`), 'the third page');
+    await t.press('G');
+    // At the oldest flip, with none left on the daemon.
+    await until(() => /▸ Flips \(newest first\)/.test(t.frame()), 'the end');
+    const last = t.lines().filter((l) => / → /.test(l)).at(-1)!;
+    expect(last).toMatch(/down → up\s+lasted 10m/);
+    await t.press('g');
+    expect(t.frame()).toMatch(/▸ Flips \(newest first, \d+ older\)/);
+    await t.press(TAB);
+    expect(t.frame()).not.toContain('▸');
+  });
+
   it('w switches the history window; the strip shows nothing before the check existed', async () => {
     const { t } = failing();
     await until(() => t.frame().includes('backup-db'), 'the table');
