@@ -3,8 +3,8 @@
 // cursor, open view, focus, pager, prompt) and says what each action of the
 // key table does. Everything decidable without a terminal lives in the
 // modules it imports.
-import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { Box, useApp } from 'ink';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type Dispatch } from 'react';
+import { Box, useApp, type Key } from 'ink';
 import { CheckTable, contentWidths, tableColumns, WIDE } from './components/CheckTable.js';
 import { detailLayout, DetailView, type DetailData, type Focus } from './components/DetailView.js';
 import { ConfirmPrompt, filterSummary, HintsLine, MessageLine, SearchPrompt } from './components/Footer.js';
@@ -26,7 +26,8 @@ import { useWatchBatches } from './hooks/useWatchBatches.js';
 import { actionFor, type Action, type Mode } from './keys.js';
 import type { Row } from './row.js';
 import { scrollTop } from './selection.js';
-import { initialState, isFlashing, reducer, serverNow } from './state.js';
+import { initialProjects, projectsReducer } from './projects.js';
+import { asOf, isFlashing, serverNow, type Action as StateAction } from './state.js';
 import { SORT_KEYS, sortLabel } from './sort.js';
 import { WINDOWS } from './timeline.js';
 import { allTags, countRows, cycle, isFiltered, NO_FILTER, STATUS_FILTERS, tagCycle, visibleRows, type Filter } from './views.js';
@@ -34,7 +35,10 @@ import type { CheckdBackend } from './watch-client.js';
 import type { PingMsg } from './wire.js';
 
 export interface AppProps {
-  backend: CheckdBackend;
+  /** One project's daemon; or `backends`, one per project. */
+  backend?: CheckdBackend;
+  /** Several projects, each watched all the time; the first is shown first. */
+  backends?: readonly CheckdBackend[];
   /** The local clock; tests pass a fixed one. */
   clock?: () => number;
   /** How often statuses are recomputed and "ago" columns advance. */
@@ -61,15 +65,35 @@ function modeOf(view: 'list' | 'detail', focus: Focus, pager: PagerState | null,
 
 const FOCUS_ORDER: readonly Focus[] = ['check', 'pings', 'flips'];
 
-export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize }: AppProps) {
+/** Keeps one project's state live from its Watch, whichever project is on screen. Draws nothing. */
+function ProjectFeed({ backend, dispatch, clock }: { backend: CheckdBackend; dispatch: Dispatch<StateAction>; clock: { readonly current: () => number } }) {
+  useWatchBatches(backend, dispatch, clock);
+  return null;
+}
+
+/** Quit keys never wait for the table to load. */
+const quitsAtOnce = (input: string, key: Key) => actionFor('list', input, key) === 'quit';
+
+export function App({ backend: single, backends: several, clock = Date.now, tickMs = 1000, size: fixedSize }: AppProps) {
   const { exit } = useApp();
   const size = useTerminalSize(fixedSize);
-  const [state, dispatch] = useReducer(reducer, clock(), initialState);
+  // The projects are fixed for the app's life.
+  const [backends] = useState<readonly CheckdBackend[]>(() => several ?? (single ? [single] : []));
+  const [projects, dispatchAll] = useReducer(projectsReducer, { count: backends.length, now: clock() }, initialProjects);
+  const [active, setActive] = useState(0);
+  const backend = backends[active]!;
+  const state = projects.all[active]!;
+  // One dispatch per project, kept for the app's life so that no Watch is ever resubscribed.
+  const dispatchers = useMemo(
+    () => backends.map((_, index): Dispatch<StateAction> => (action) => dispatchAll({ type: 'project', index, action })),
+    [backends],
+  );
+  const dispatch = dispatchers[active]!;
+  const dispatchToAll = useCallback((action: StateAction) => dispatchAll({ type: 'all', action }), []);
   // Read through a ref so that a new clock function never restarts the Watch or the tick.
   const clockRef = useRef(clock);
   clockRef.current = clock;
-  useWatchBatches(backend, dispatch, clockRef);
-  useClockTick(dispatch, clockRef, tickMs);
+  useClockTick(dispatchToAll, clockRef, tickMs);
 
   const [filter, setFilter] = useState<Filter>(NO_FILTER);
   const [view, setView] = useState<'list' | 'detail'>('list');
@@ -102,8 +126,9 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
   widest.current.content = contentWidths(onScreen, size.columns >= WIDE, widest.current.content);
   const cols = tableColumns(size.columns, widest.current.content);
   const now = state.now;
-  const sNow = serverNow(state, now);
   const live = state.connection.state === 'live';
+  // While the link is down the table stays as it was when it went: dimmed, its ages still.
+  const sNow = serverNow(state, asOf(state, now));
 
   const detailId = view === 'detail' ? detailOf : null;
   const detailRow = detailId ? (state.rows.get(detailId) ?? null) : null;
@@ -157,6 +182,17 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
   const backToList = () => {
     setView('list');
     setFocus('check');
+  };
+
+  /** Another project on screen: its list from the top, unfiltered; its Watch never stopped. */
+  const switchTo = (index: number) => {
+    if (index === active || index < 0 || index >= backends.length) return;
+    setActive(index);
+    backToList();
+    setPager(null);
+    setDetailOf(null);
+    setFilter(NO_FILTER);
+    cursor.moveTo(0);
   };
 
   const move = (delta: number) => {
@@ -255,9 +291,14 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
         return setFilter((f) => ({ ...f, status: cycle(STATUS_FILTERS, f.status, action === 'nextStatus' ? 1 : -1) }));
       case 'nextSort':
       case 'prevSort':
-        return dispatch({ type: 'sort', sort: { key: cycle(SORT_KEYS, state.sort.key, action === 'nextSort' ? 1 : -1), reversed: false } });
+        return dispatchToAll({ type: 'sort', sort: { key: cycle(SORT_KEYS, state.sort.key, action === 'nextSort' ? 1 : -1), reversed: false } });
       case 'reverseSort':
-        return dispatch({ type: 'sort', sort: { ...state.sort, reversed: !state.sort.reversed } });
+        return dispatchToAll({ type: 'sort', sort: { ...state.sort, reversed: !state.sort.reversed } });
+      case 'nextProject':
+      case 'prevProject':
+        return switchTo((active + (action === 'nextProject' ? 1 : backends.length - 1)) % backends.length);
+      case 'project':
+        return switchTo(Number(input) - 1);
       case 'pause':
       case 'resume':
         return ask(action, view === 'detail' ? detailRow : cursor.selected);
@@ -271,13 +312,18 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
     }
   };
 
-  useKeyQueue((input, key) => {
-    const mode = modeOf(view, focus, pager, overlay);
-    // Any key outside a prompt dismisses the message of the moment.
-    if (mode !== 'search' && mode !== 'confirm' && mode !== 'help') clearMessage();
-    const action = actionFor(mode, input, key);
-    if (action) perform(action, input, mode);
-  });
+  useKeyQueue(
+    (input, key) => {
+      const mode = modeOf(view, focus, pager, overlay);
+      // Any key outside a prompt dismisses the message of the moment.
+      if (mode !== 'search' && mode !== 'confirm' && mode !== 'help') clearMessage();
+      const action = actionFor(mode, input, key);
+      if (action) perform(action, input, mode);
+    },
+    // Keys typed while the first snapshot loads (at start-up, or after switching
+    // to a project still connecting) wait for it rather than move over nothing.
+    { ready: state.synced, urgent: quitsAtOnce },
+  );
 
   const mode = modeOf(view, focus, pager, overlay);
   const emptyText = !state.synced
@@ -299,8 +345,12 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
         shown={visible.length}
         total={state.rows.size}
         width={size.columns}
+        readOnly={state.project?.read_only ?? false}
       />
     );
+
+  const tabs = projects.all.map((p) => ({ name: p.project?.name ?? null, down: p.rows.counts().down, live: p.connection.state === 'live' }));
+  const feeds = backends.map((b, i) => <ProjectFeed key={i} backend={b} dispatch={dispatchers[i]!} clock={clockRef} />);
 
   let body;
   if (overlay?.kind === 'help') body = <HelpView height={bodyHeight} />;
@@ -348,9 +398,12 @@ export function App({ backend, clock = Date.now, tickMs = 1000, size: fixedSize 
         connection={state.connection}
         counts={counts}
         sortText={sortLabel(state.sort)}
+        tabs={tabs}
+        active={active}
         now={now}
         width={size.columns}
       />
+      {feeds}
       {body}
       <Box flexGrow={1} />
       {footer}

@@ -41,6 +41,9 @@ export type Action =
   | 'nextSort'
   | 'prevSort'
   | 'reverseSort'
+  | 'nextProject'
+  | 'prevProject'
+  | 'project'
   | 'pause'
   | 'resume'
   | 'yes'
@@ -71,6 +74,7 @@ const SCROLLS = ['list', ...HISTORY, 'pager'] as const;
 const IN_SEARCH = 'in a search: keep, clear, erase one / all';
 const FILTER = 'filter by tag (t T), by status (s S)';
 const SORT = 'sort: next / previous order, reverse it';
+const PROJECTS = 'projects: previous / next, or by number';
 const ANSWER = 'at a y/n question: yes / no';
 const QUIT = 'quit';
 
@@ -125,6 +129,9 @@ export const BINDINGS: readonly Binding[] = [
   { keys: ['O'], modes: ['list'], action: 'prevSort', help: SORT },
   // I, as htop inverts its order.
   { keys: ['I'], modes: ['list'], action: 'reverseSort', help: SORT },
+  { keys: ['['], modes: ['list'], action: 'prevProject', help: PROJECTS },
+  { keys: [']'], modes: ['list'], action: 'nextProject', help: PROJECTS },
+  { keys: ['1', '2', '3', '4', '5', '6', '7', '8', '9'], modes: ['list'], action: 'project', help: PROJECTS },
   {
     keys: ['p'],
     modes: ['list', 'detail'],
@@ -210,9 +217,12 @@ export function shortName(name: string): string {
   return SHORT_NAMES[name] ?? name;
 }
 
-/** The hints of one footer line, in table order. */
-export function footerHints(line: HintLine): string[] {
-  return BINDINGS.flatMap((b) => (b.footer?.[line] ? [b.footer[line]] : []));
+/** What a read-only key cannot do: the footer does not offer it. */
+const NEEDS_WRITE: readonly Action[] = ['pause', 'resume'];
+
+/** The hints of one footer line, in table order; with a read-only key, none for what it cannot do. */
+export function footerHints(line: HintLine, opts: { readOnly?: boolean } = {}): string[] {
+  return BINDINGS.flatMap((b) => (b.footer?.[line] && !(opts.readOnly && NEEDS_WRITE.includes(b.action)) ? [b.footer[line]] : []));
 }
 
 export interface HelpLine {

@@ -20,6 +20,8 @@ export interface ConnectionInfo {
   retryAt: number;
   /** Why the link is down, for the header. */
   error: string | null;
+  /** Local time the link was lost, while it is down after having been live. */
+  since?: number;
 }
 
 export interface TuiState {
@@ -202,10 +204,20 @@ function applyCheck(state: TuiState, check: CheckMsg, now: number): TuiState {
   return { ...state, rows: draft.result(), flashes: draft.flashes ?? state.flashes, now };
 }
 
+/**
+ * The local time the table is shown as of: now while the link is live; the
+ * moment it was lost while it is down, since nothing after that is known
+ * (ages stop counting, and no check goes into grace or down on our say-so).
+ */
+export function asOf(state: Pick<TuiState, 'connection'>, now: number): number {
+  const c = state.connection;
+  return c.state !== 'live' && c.since ? Math.min(c.since, now) : now;
+}
+
 /** The one-second clock: statuses move into grace and down, highlights expire. */
 function tick(state: TuiState, now: number): TuiState {
   const draft = new Draft(state, now);
-  const at = serverNow(state, now);
+  const at = serverNow(state, asOf(state, now));
   // Only the rows that reached a threshold are visited, not all of them.
   state.rows.forEachDue(at, (row) => {
     const next = rowAt(row, at);

@@ -24,6 +24,9 @@ export function backoffDelay(attempt: number, b: Backoff = DEFAULT_BACKOFF): num
   return Math.min(b.maxMs, b.initialMs * 2 ** Math.max(0, attempt - 1));
 }
 
+/** With no message at all for this long, a Watch is presumed dead (the daemon sends heartbeats every 15 s). */
+export const IDLE_TIMEOUT_MS = 45_000;
+
 export type WatchUpdate =
   | { type: 'connection'; connection: ConnectionInfo }
   | { type: 'project'; project: ProjectMsg }
@@ -87,7 +90,7 @@ export class WatchClient implements CheckdBackend {
   constructor(private readonly opts: WatchClientOptions) {
     this.connectTimeoutMs = opts.connectTimeoutMs ?? 3000;
     this.backoff = opts.backoff ?? DEFAULT_BACKOFF;
-    this.idleTimeoutMs = opts.idleTimeoutMs ?? 45_000;
+    this.idleTimeoutMs = opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
   }
 
   /** One GetProject with the connect deadline, for the start-up check; rejects with the gRPC error. */
@@ -149,6 +152,8 @@ export class WatchClient implements CheckdBackend {
   }
 
   private setConnection(connection: ConnectionInfo): void {
+    // The link was lost when the first failure after a live stretch came; later failures keep that time.
+    if (connection.state === 'reconnecting') connection.since = this.connection.since ?? Date.now();
     this.connection = connection;
     this.emit({ type: 'connection', connection });
   }

@@ -13,7 +13,7 @@ import { App } from '../../tui/app.js';
 import { EVENT_FRAME_MS } from '../../tui/hooks/useWatchBatches.js';
 import { displayWidth } from '../../tui/format.js';
 import { check, down, event, fresh, paused, T0 } from './fixtures.js';
-import { FakeBackend } from './fake-backend.js';
+import { FakeBackend, LIVE } from './fake-backend.js';
 import type { CheckMsg, PingMsg } from '../../tui/wire.js';
 
 const ESC = '\x1b';
@@ -633,5 +633,98 @@ describe('sort and width', () => {
       }
       cleanup();
     }
+  });
+});
+
+describe('several projects, a dropped link, a slow start', () => {
+  it('keys typed before the table has loaded wait for it; q never waits', async () => {
+    const backend = new FakeBackend(
+      Array.from({ length: 5 }, (_, i) => check({ name: `job-${i}` })),
+      { snapshot: false },
+    );
+    const ui = render(<App backend={backend} clock={() => T0} tickMs={60_000} size={{ columns: 80, rows: 24 }} />);
+    const frame = () => plain(ui.lastFrame());
+    await until(() => frame().includes('loading…'), 'the empty table');
+    ui.stdin.write('jjj');
+    await wait(100);
+    backend.sendSnapshot();
+    await until(() => /^›up\s+job-3/m.test(frame()), 'the three moves, applied to the loaded table');
+
+    const slow = new FakeBackend([check({ name: 'never-shown' })], { snapshot: false });
+    const exits = render(<App backend={slow} clock={() => T0} tickMs={60_000} size={{ columns: 80, rows: 24 }} />);
+    await until(() => slow.listener !== null, 'the Watch');
+    exits.stdin.write('jq');
+    // The app exits (and its Watch ends) although the table never loaded and a j waits before the q.
+    await until(() => slow.listener === null, 'quit');
+  });
+
+  it('with a read-only key, the footer offers no pause or resume', async () => {
+    const backend = new FakeBackend(sample());
+    backend.project = { ...backend.project, read_only: true };
+    const ui = render(<App backend={backend} clock={() => T0} tickMs={60_000} size={{ columns: 80, rows: 24 }} />);
+    await until(() => plain(ui.lastFrame()).includes('backup-db'), 'the table');
+    const footer = plain(ui.lastFrame()).split('\n')[22]!;
+    expect(footer).toMatch(/↑↓ move\s+⏎ details\s+\/ search\s+t tag\s+s status\s+\? help\s+q quit/);
+    expect(footer).not.toMatch(/pause|resume/);
+    ui.stdin.write('\r');
+    await until(() => plain(ui.lastFrame()).includes('Recent pings'), 'the details');
+    expect(plain(ui.lastFrame()).split('\n')[22]).toMatch(/^esc back\s+↑↓ prev\/next check\s+\? help\s+q quit/);
+  });
+
+  it('when the link drops: the table dims, ages stop, the header says since when', async () => {
+    let now = T0;
+    const t = start(sample(), { clock: () => now, tickMs: 20 });
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    expect(t.line('backup-db')).toMatch(/3m ago\s+down in 1h 2m/);
+    expect(t.ui.lastFrame()).not.toMatch(/\x1b\[2m[^\n]*backup-db/);
+    t.backend.connection({ state: 'reconnecting', attempt: 1, retryAt: T0 + 250, error: 'UNAVAILABLE: Connection dropped', since: T0 });
+    now = T0 + 3 * 60_000 + 5000;
+    await until(() => t.frame().includes('disconnected'), 'the header');
+    await until(() => t.lines()[1]!.includes('(3m 5s)'), 'the time since');
+    const d = new Date(T0);
+    const hhmmss = [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+    expect(t.lines()[1]).toBe(`disconnected ${hhmmss} (3m 5s)  UNAVAILABLE: Connection dropped`);
+    expect(t.lines()[0]).toContain('reconnecting…');
+    // The rows are dimmed and tell the time they were last known at: nothing counts on.
+    expect(t.ui.lastFrame()).toMatch(/\x1b\[2m[^\n]*backup-db/);
+    expect(t.line('backup-db')).toMatch(/3m ago\s+down in 1h 2m/);
+    // Nor does a check go into grace on the client's say-so: cert-renew stays where it was.
+    now = T0 + 10 * 60_000;
+    await wait(60);
+    expect(t.line('cert-renew')).toMatch(/grace .*down in 4m 30s/);
+    // Back: live figures again.
+    t.backend.connection(LIVE);
+    await until(() => t.line('backup-db').includes('13m ago'), 'the ages counting again');
+    expect(t.ui.lastFrame()).not.toMatch(/\x1b\[2m[^\n]*backup-db/);
+    await until(() => /down .*down for 5m 30s/.test(t.line('cert-renew')), 'grace turned down on the next tick');
+  });
+
+  it('switches projects with ] [ and digits, each stream live all along', async () => {
+    const prod = new FakeBackend(sample());
+    const staging = new FakeBackend([check({ name: 'staging-deploy' }), check({ name: 'staging-backup' })]);
+    staging.project = { ...staging.project, id: 'p2', name: 'staging' };
+    const ui = render(<App backends={[prod, staging]} clock={() => T0} tickMs={60_000} size={{ columns: 80, rows: 24 }} />);
+    const frame = () => plain(ui.lastFrame());
+    const lines = () => frame().split('\n');
+    const press = async (k: string) => {
+      ui.stdin.write(k);
+      await wait(60);
+    };
+    await until(() => frame().includes('backup-db'), 'the first project');
+    expect(lines()[0]).toMatch(/^checktop · 1 acme {2}2 staging\s+● live {2}\d\d:\d\d:\d\d$/);
+    // staging's Watch runs while prod is on screen: a check of it goes down.
+    const sd = staging['checks'][0]!;
+    staging.emit(event('EVENT_TYPE_FLIP', 11, { ...sd, stored_status: 'down', status: 'down', expected_ms: 0 }));
+    await until(() => lines()[0]!.includes('2 staging (1 down)'), 'the down count on the tab');
+    await press(']');
+    await until(() => frame().includes('staging-deploy'), 'the second project');
+    expect(frame()).not.toContain('backup-db');
+    expect(lines()[1]).toContain('2 checks  1 down');
+    expect(frame()).toMatch(/down\s+staging-deploy/);
+    expect(lines()[0]).toMatch(/1 acme (\(1 down\) )?\s*2 staging/);
+    await press('1');
+    await until(() => frame().includes('backup-db'), 'back to the first');
+    await press('[');
+    await until(() => frame().includes('staging-backup'), 'wrapping around backwards');
   });
 });

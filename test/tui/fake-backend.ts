@@ -26,16 +26,24 @@ export class FakeBackend implements CheckdBackend {
   bodies = new Map<string, string>();
   project: ProjectMsg = { id: 'p1', name: 'acme', read_only: false, revision: 10, log_id: 'log-1', check_limit: 20, n_checks: 0 };
 
-  constructor(private readonly checks: CheckMsg[]) {}
+  /** `snapshot: false`: the snapshot waits for sendSnapshot() (a slow start). */
+  constructor(
+    private readonly checks: CheckMsg[],
+    private readonly opts: { snapshot?: boolean } = {},
+  ) {}
 
   subscribe(listener: WatchListener): () => void {
     this.listener = listener;
     listener({ type: 'connection', connection: LIVE });
     listener({ type: 'project', project: this.project });
-    listener({ type: 'event', event: snapshot(this.checks) });
+    if (this.opts.snapshot !== false) this.sendSnapshot();
     return () => {
       this.listener = null;
     };
+  }
+
+  sendSnapshot(): void {
+    this.listener?.({ type: 'event', event: snapshot(this.checks) });
   }
 
   emit(event: WatchEventMsg): void {

@@ -13,11 +13,21 @@ export function filterSummary(f: Filter): string {
   return parts.join(' ');
 }
 
-const hints = (line: Parameters<typeof footerHints>[0]) => footerHints(line).join('  ');
+const hints = (line: HintLine, readOnly = false) => footerHints(line, { readOnly }).join('  ');
 
-export function HintsLine({ line, summary, shown, total, width }: { line: Exclude<HintLine, 'filtered'>; summary: string; shown: number; total: number; width: number }) {
+interface HintsProps {
+  line: Exclude<HintLine, 'filtered'>;
+  summary: string;
+  shown: number;
+  total: number;
+  width: number;
+  /** A read-only key: no hints for what it cannot do. */
+  readOnly: boolean;
+}
+
+export function HintsLine({ line, summary, shown, total, width, readOnly }: HintsProps) {
   if (line === 'list' && summary) {
-    const [clear, ...rest] = footerHints('filtered');
+    const [clear, ...rest] = footerHints('filtered', { readOnly });
     return (
       <Text wrap="truncate">
         <Text color="cyan">{summary}</Text>
@@ -27,7 +37,7 @@ export function HintsLine({ line, summary, shown, total, width }: { line: Exclud
   }
   return (
     <Text dimColor wrap="truncate">
-      {fit(hints(line), width)}
+      {fit(hints(line, readOnly), width)}
     </Text>
   );
 }
