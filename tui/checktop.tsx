@@ -55,9 +55,10 @@ function parseArgs(argv: string[]): Options {
 }
 
 /**
- * Keys typed while checktop starts are kept for it: in raw mode the terminal
- * neither echoes them nor holds them in a line, and they wait unread until
- * the app reads them (and then until its table is loaded: useKeyQueue).
+ * Keys typed while checktop starts are kept for it as typed: in raw mode the
+ * terminal neither echoes them onto the shell's screen nor edits them as a
+ * line (a Backspace or Ctrl-U would be eaten there), and they wait unread
+ * until the app reads them (and then until its table is loaded: useKeyQueue).
  */
 function keepKeysTypedAhead(): void {
   if (!process.stdin.isTTY) return;
