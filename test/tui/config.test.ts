@@ -3,24 +3,18 @@
 // the owner's alone.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, defaultConfigPath, keysOfFile, resolveProjects } from '../../tui/config.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 const KEY_A = 'a'.repeat(32);
 const KEY_B = 'b'.repeat(32);
 const KEY_C = 'c'.repeat(32);
 
-const dirs: { cleanup(): void }[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) d.cleanup();
-});
-
 function home() {
   const dir = tempDir('checktop-config-');
-  dirs.push(dir);
-  mkdirSync(join(dir.path, '.config', 'checkd'), { recursive: true });
-  return dir.path;
+  mkdirSync(join(dir, '.config', 'checkd'), { recursive: true });
+  return dir;
 }
 
 function write(path: string, text: string, mode = 0o600): string {
@@ -66,9 +60,8 @@ describe('checktop projects', () => {
     expect(projects.every((p) => p.address === 'localhost:1')).toBe(true);
     // No config file at the default place: fine.
     const empty = tempDir('checktop-home-');
-    dirs.push(empty);
-    expect(resolveProjects({ grpc: 'x:1', apiKey: KEY_A }, { HOME: empty.path })).toHaveLength(1);
-    expect(resolveProjects({ grpc: 'x:1' }, { HOME: empty.path })).toEqual([]);
+    expect(resolveProjects({ grpc: 'x:1', apiKey: KEY_A }, { HOME: empty })).toHaveLength(1);
+    expect(resolveProjects({ grpc: 'x:1' }, { HOME: empty })).toEqual([]);
   });
 
   it('refuses key files others can read, and a config file holding keys that others can read', () => {

@@ -8,9 +8,13 @@
 // dropped link dims the table and the header names the time it dropped.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../tui/format.js';
-import { api, CHECKTOP_BIN, createProjectCli, freePort, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { createProjectCli, startChild } from '../helpers/child.js';
+import { onCleanup, setupSuite } from '../helpers/cleanup.js';
+import { api, freePort } from '../helpers/http.js';
+import { CHECKTOP_BIN } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
 import { assertFreshBuild } from './built.js';
 import { assertTmux, Tmux } from './tmux.js';
 
@@ -55,27 +59,24 @@ const sizes = [
 ];
 
 describe.each(sizes)('checktop in tmux at $columns x $rows against a child daemon', ({ columns, rows }) => {
-  const dir = tempDir('checktop-cockpit-');
-  const home = tempDir('checktop-home-');
   const tmux = new Tmux(`checktop-cockpit-${process.pid}-${columns}`);
-  let daemon: ChildDaemon | null = null;
-
-  afterAll(async () => {
-    tmux.kill();
-    await daemon?.stop();
-    dir.cleanup();
-    home.cleanup();
+  let dir = '';
+  let home = '';
+  setupSuite(() => {
+    dir = tempDir('checktop-cockpit-');
+    home = tempDir('checktop-home-');
+    onCleanup(() => tmux.kill());
   });
 
   it('keeps typed-ahead keys, sorts, aligns, counts down, shows failure output, switches projects, and says when the link dropped', async () => {
     assertTmux();
     assertFreshBuild();
-    const prod = await createProjectCli(dir.path, 'acme-prod', ['--check-limit', '50']);
-    const staging = await createProjectCli(dir.path, 'staging', ['--check-limit', '50']);
+    const prod = await createProjectCli(dir, 'acme-prod', ['--check-limit', '50']);
+    const staging = await createProjectCli(dir, 'staging', ['--check-limit', '50']);
     const port = await freePort();
     const serve = () =>
-      startChild(['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', `127.0.0.1:${port}`, '--api-rate-limit', '0']);
-    daemon = await serve();
+      startChild(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', `127.0.0.1:${port}`, '--api-rate-limit', '0']);
+    let daemon = await serve();
     const uuids = new Map<string, string>();
     for (const name of NAMES) {
       const body = name === 'tick-job' ? { name, timeout: 60, grace: 60 } : { name, timeout: 3600, grace: 300, tags: name.startsWith('備') ? '日本 ops' : 'prod' };
@@ -87,13 +88,13 @@ describe.each(sizes)('checktop in tmux at $columns x $rows against a child daemo
     await api(daemon.url, '/api/v3/checks/', { key: staging.api_key, body: { name: 'staging-deploy', timeout: 3600, grace: 300 } });
 
     // Both projects' keys from the environment, named by the config file (no key on the command line).
-    mkdirSync(join(home.path, '.config/checkd'), { recursive: true });
-    const config = join(home.path, '.config/checkd/checktop.json');
+    mkdirSync(join(home, '.config/checkd'), { recursive: true });
+    const config = join(home, '.config/checkd/checktop.json');
     writeFileSync(config, JSON.stringify({ grpc: `127.0.0.1:${port}`, projects: [{ key_env: 'PROD_KEY' }, { key_env: 'STAGING_KEY' }] }));
     chmodSync(config, 0o600);
     const env = [
       `PATH=${process.env.PATH ?? '/usr/bin:/bin'}`,
-      `HOME=${home.path}`,
+      `HOME=${home}`,
       'TERM=xterm-256color',
       'LANG=C.UTF-8',
       'CI=true',
@@ -167,7 +168,7 @@ describe.each(sizes)('checktop in tmux at $columns x $rows against a child daemo
     await tmux.waitFor(/down\s+tick-job/, 'back to the first project');
 
     // -- the link drops: the table dims, the header names the time ------------------
-    expect(await daemon.stop()).toBe(0);
+    expect((await daemon.stop()).code).toBe(0);
     screen = await tmux.waitFor(/disconnected \d\d:\d\d:\d\d \(\d+s\)/, 'the time the link dropped');
     expect(screen.split('\n')[0]).toMatch(/reconnecting…/);
     expect(screen).toMatch(/down\s+backup-db/);
