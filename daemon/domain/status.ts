@@ -111,6 +111,21 @@ export function nextStatusChange(s: StatusInputs, at: number): number {
   return next;
 }
 
+/**
+ * The instant statusAt turns down by itself: the end of a running job's grace
+ * (rule 1) or E + grace, whichever comes first; null when the check is down
+ * already or waits for a ping without a deadline. The same instant as
+ * goingDownAfter, from the inputs a client receives.
+ */
+export function downAt(s: StatusInputs): number | null {
+  if (s.status === 'down') return null;
+  const grace = s.grace * SECOND;
+  const run = s.lastStart !== null ? s.lastStart + grace : Infinity;
+  const expected = s.status === 'up' && s.expected !== null ? s.expected + grace : Infinity;
+  const at = Math.min(run, expected);
+  return at === Infinity ? null : at;
+}
+
 /** The API `status` field at `now` (§3). Read-time only: never stored. */
 export function displayStatus(check: CheckRecord, now: number, version: ApiVersion): DisplayStatus {
   const inputs = statusInputsOf(check);
