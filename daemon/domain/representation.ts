@@ -1,7 +1,7 @@
 // The check's JSON representation (seed "Rules for the check representation",
 // api-details §5). Member order follows the reference; fields depend on the key
 // kind (read-write vs read-only) and the check kind (simple vs schedule).
-import { displayStatus, graceStart, isStarted } from './status.js';
+import { displayStatus, graceStart, isMuted, isStarted } from './status.js';
 import { isoSeconds } from './format.js';
 import { uniqueKeyOf } from './ids.js';
 import type { ApiVersion, CheckRecord } from './types.js';
@@ -65,7 +65,7 @@ export function checkToJson(check: CheckRecord, opts: RepresentationOptions): Re
     doc.schedule = check.schedule;
     doc.tz = check.tz;
   }
-  addExtensionMembers(doc, check);
+  addExtensionMembers(doc, check, opts.now);
   return doc;
 }
 
@@ -73,8 +73,9 @@ export function checkToJson(check: CheckRecord, opts: RepresentationOptions): Re
  * checkd's own members (alert-policies.md), after upstream's and only when
  * not at their default: a check that uses no extension has upstream's shape.
  */
-function addExtensionMembers(doc: Record<string, unknown>, check: CheckRecord): void {
+function addExtensionMembers(doc: Record<string, unknown>, check: CheckRecord, now: number): void {
   if (check.maxDuration) doc.max_duration = check.maxDuration;
   if (check.failureTolerance) doc.failure_tolerance = check.failureTolerance;
   if (check.consecutiveFailures) doc.consecutive_failures = check.consecutiveFailures;
+  if (isMuted(check, now)) doc.muted_until = isoSeconds(check.mutedUntil!);
 }

@@ -67,6 +67,22 @@ export interface CheckRecord {
   failureTolerance?: number;
   /** Fail signals since the last success, counted while failureTolerance is set (§2). */
   consecutiveFailures?: number;
+  /** Notifications are held until this instant (§4.1); absent: not muted. */
+  mutedUntil?: number;
+  /** While notifications are held (§4, §5): what the channels were last told, and why. */
+  hold?: NotificationHold;
+}
+
+/** What holds a check's notifications (alert-policies §4, §5). */
+export type HoldCause = 'mute' | 'maintenance' | 'dependency';
+
+export interface NotificationHold {
+  /** The status the check's channels were last told of (`up` stands for anything not down). */
+  told: 'up' | 'down';
+  /** What holds them now. */
+  cause: HoldCause;
+  /** The down check this one depends on, directly or through the chain: `suppressed_by`. */
+  parent?: string;
 }
 
 export type PingKind = 'success' | 'start' | 'fail' | 'log' | 'ign';
@@ -113,6 +129,8 @@ export interface FlipRecord {
   processed: boolean;
   /** A fail flip of a check with a failure tolerance: the consecutive failures it took (alert-policies §2). */
   failures?: number;
+  /** Recorded while the check's notifications were held (alert-policies §4, §5): not told now. */
+  held?: HoldCause;
 }
 
 export interface ProjectRecord {

@@ -1,10 +1,11 @@
 // The deadline monitor: a timer armed for the earliest instant at which any
-// check's status can change by itself (grace → down). It flips a check within
+// check's status can change by itself (grace → down), or an alert policy's
+// time comes (the end of a mute: check-step.ts). It flips a check within
 // milliseconds of its deadline while running, and on start-up catches up with
 // every check that went overdue while the daemon was stopped, timestamping the
 // flip with the deadline itself (status-machine §4).
 import { DeadlineHeap } from './min-heap.js';
-import { evaluateDeadline } from '../domain/status.js';
+import { stepCheck, wakeAt } from './check-step.js';
 import type { StoredEvent } from '../store/events.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../shared/clock.js';
@@ -34,7 +35,8 @@ export class DeadlineMonitor {
    * the caller can finish it before accepting pings.
    */
   async start(): Promise<void> {
-    for (const check of this.store.allChecks()) this.heap.set(check.uuid, check.alertAfter);
+    // A held check is looked at once at start: its hold may have ended while the daemon was stopped.
+    for (const check of this.store.allChecks()) this.heap.set(check.uuid, check.hold ? 0 : wakeAt(check));
     this.logger.info({ armed: this.heap.size }, 'deadline monitor started');
     this.tick();
     await this.idle;
@@ -68,7 +70,7 @@ export class DeadlineMonitor {
     for (const e of events) {
       if (!e.checkUuid) continue;
       if (e.type === 'check.deleted') this.heap.set(e.checkUuid, null);
-      else if (e.check) this.heap.set(e.checkUuid, e.check.alertAfter);
+      else if (e.check) this.heap.set(e.checkUuid, wakeAt(e.check));
     }
     this.arm();
   };
@@ -104,22 +106,8 @@ export class DeadlineMonitor {
         for (const uuid of due) {
           const check = this.store.getCheck(uuid);
           if (!check) continue;
-          const result = evaluateDeadline(check, now);
-          if (!result) {
-            out.push([uuid, check.alertAfter !== null && check.alertAfter > now ? check.alertAfter : null]);
-            continue;
-          }
-          if (result.flip) {
-            this.store.saveCheckInTxn(result.check, now, 'status.changed', result.flip);
-            this.logger.info(
-              { check: uuid, from: result.flip.oldStatus, to: result.flip.newStatus, at: result.flip.created },
-              'check went down',
-            );
-          } else {
-            // Not down yet (in grace): only the internal deadline moves; no event needed.
-            this.store.putCheckStatusInTxn(result.check);
-          }
-          out.push([uuid, result.check.alertAfter]);
+          const at = wakeAt(stepCheck(this.store, check, now, this.logger));
+          out.push([uuid, at !== null && at > now ? at : null]);
         }
         return out;
       });

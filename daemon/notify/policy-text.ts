@@ -64,3 +64,31 @@ export function downSince(n: Notification): number | null {
   if (n.event === 'down') return n.flip.created;
   return n.downtimeMs === null ? null : n.flip.created - n.downtimeMs;
 }
+
+/** How a hold reads after "held": `while muted`, `during maintenance`, `while "db" was down`. */
+function during(facts: PolicyFacts): string {
+  switch (facts.released) {
+    case 'mute':
+      return 'while muted';
+    case 'maintenance':
+      return 'during maintenance';
+    default:
+      return facts.parentName === undefined ? 'while a check it depends on was down' : `while "${facts.parentName}" was down`;
+  }
+}
+
+/**
+ * The sentence under a notification's headline with what the policies add:
+ * that it was held and is released now (after upstream's sentence).
+ */
+export function withPolicySentences(n: Notification, upstream: string | null): string | null {
+  const facts = n.policy;
+  if (!facts?.released) return upstream;
+  const since = downSince(n);
+  const released =
+    n.event === 'down'
+      ? `Down since ${since === null ? 'the flip' : isoSeconds(since)}, ${during(facts)}: this notification was held until now.`
+      : `Up again since ${isoSeconds(n.flip.created)}: this notification was held ${during(facts)}.`;
+  return upstream === null ? released : `${upstream} ${released}`;
+}
+

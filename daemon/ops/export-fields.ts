@@ -76,7 +76,8 @@ const SHA256_RE = /^[0-9a-f]{64}$/;
 // Keyed by the record's own field names, so that a field added to a record
 // type is a compile error here until export and import handle it. everStarted
 // is about the ping log, which is not exported: an imported check has none.
-export const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId' | 'everStarted'>, FieldRule> = {
+// hold is the notifier's (what channels were told), which is not exported either.
+export const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId' | 'everStarted' | 'hold'>, FieldRule> = {
   uuid: { json: 'uuid', check: uuid },
   badgeKey: { json: 'badge_key', check: uuid },
   createdAt: { json: 'created_at', check: rules.int(0) },
@@ -109,6 +110,7 @@ export const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId' | 'ever
   maxDuration: { json: 'max_duration', check: rules.int(DURATION_MIN, DURATION_MAX), optional: true },
   failureTolerance: { json: 'failure_tolerance', check: rules.int(1, 100), optional: true },
   consecutiveFailures: { json: 'consecutive_failures', check: rules.int(1), optional: true },
+  mutedUntil: { json: 'muted_until', check: rules.int(0), optional: true },
 };
 
 export const CHANNEL_FIELDS: Record<Exclude<keyof ChannelRecord, 'projectId'>, FieldRule> = {

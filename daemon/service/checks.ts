@@ -9,7 +9,8 @@ import {
   type UniqueField,
 } from '../domain/check-input.js';
 import { resolveChannels } from '../domain/channels-input.js';
-import { applyPause, applyResume, recomputeAfterUpdate } from '../domain/status.js';
+import { applyMute, applyPause, applyResume, applyUnmute, recomputeAfterUpdate } from '../domain/status.js';
+import { settleHoldInTxn } from './holds.js';
 import { newUuid } from '../domain/ids.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiVersion, CheckRecord, ProjectRecord } from '../domain/types.js';
@@ -154,6 +155,31 @@ export class CheckService {
       if (result.conflict) return { kind: 'not-paused' };
       this.store.saveCheckInTxn(result.check, now, 'check.resumed', result.flip);
       return { kind: 'ok', check: result.check };
+    });
+  }
+
+  /** Hold the check's notifications until `until` (alert-policies §4.1); a later or earlier mute replaces it. */
+  async mute(uuid: string, until: number): Promise<PauseResult> {
+    const now = this.clock.now();
+    return this.store.transact((): PauseResult => {
+      const current = this.store.getCheck(uuid);
+      if (!current) return { kind: 'missing' };
+      const check = applyMute(current, until);
+      this.store.savePolicyEventInTxn(check, now, 'check.muted');
+      return { kind: 'ok', check: check.hold ? settleHoldInTxn(this.store, check, now) : check };
+    });
+  }
+
+  /** End the check's mute now; a notification it held is released if still true. Not muted: nothing changes. */
+  async unmute(uuid: string): Promise<PauseResult> {
+    const now = this.clock.now();
+    return this.store.transact((): PauseResult => {
+      const current = this.store.getCheck(uuid);
+      if (!current) return { kind: 'missing' };
+      const check = applyUnmute(current);
+      if (!check) return { kind: 'ok', check: current };
+      this.store.savePolicyEventInTxn(check, now, 'check.unmuted');
+      return { kind: 'ok', check: check.hold ? settleHoldInTxn(this.store, check, now) : check };
     });
   }
 

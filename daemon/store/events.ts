@@ -1,7 +1,7 @@
 // The revisioned event log. Every write transaction appends here; the monitor,
 // the gRPC Watch streams and the notifier read it with a cursor (a revision).
 import type { Database, RootDatabase } from 'lmdb';
-import type { CheckRecord, FlipRecord, PingKind } from '../domain/types.js';
+import type { CheckRecord, FlipRecord, HoldCause, PingKind } from '../domain/types.js';
 
 export type EventType =
   | 'check.created'
@@ -13,7 +13,24 @@ export type EventType =
   | 'status.changed'
   | 'flip'
   | 'project.changed'
-  | 'channel.changed';
+  | 'channel.changed'
+  // The alert policies (alert-policies.md §7).
+  | 'check.muted'
+  | 'check.unmuted'
+  | 'hold.changed'
+  | 'notification.released';
+
+/** A hold on a check's notifications ended (alert-policies §4, §5): what it released. */
+export interface ReleaseInfo {
+  /** The event told now, null when the channels already know the current status. */
+  event: 'up' | 'down' | null;
+  /** What held the notifications. */
+  cause: HoldCause;
+  /** With an event: the revision of the flip that set the status told (its `flip` is on the event). */
+  flipRev?: number;
+  /** With a dependency: the down check it waited for. */
+  parent?: string;
+}
 
 export interface PingSummary {
   n: number;
@@ -39,6 +56,7 @@ export interface StoredEvent {
   check?: CheckRecord;
   ping?: PingSummary;
   flip?: FlipRecord;
+  release?: ReleaseInfo;
 }
 
 /** Where the event log lives in the environment (schema.ts `Db` has all of it). */

@@ -735,6 +735,17 @@ export class Store {
     return rev;
   }
 
+  /** Store a check changed by an alert policy, with the event that tells of it (alert-policies §7). */
+  savePolicyEventInTxn(
+    check: CheckRecord,
+    now: number,
+    type: 'check.muted' | 'check.unmuted' | 'hold.changed' | 'notification.released',
+    extra: Pick<StoredEvent, 'flip' | 'release'> = {},
+  ): number {
+    this.replaceCheck(check);
+    return this.append({ at: now, type, projectId: check.projectId, checkUuid: check.uuid, check, ...extra });
+  }
+
   /**
    * Store a check whose status alone changed (a ping that flips it, a deadline
    * that moves inside its grace), with no event of its own: its project's edit

@@ -3,17 +3,25 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../daemon/shared/clock.js';
 import {
+  applyMute,
   applySignal,
+  applyUnmute,
   displayStatus,
   evaluateDeadline,
   goingDownAfter,
   graceStart,
+  holdFlip,
+  isMuted,
   nextStatusChange,
+  NO_HOLD_FACTS,
+  notifyEvent,
   runLimit,
+  settleHold,
   statusAt,
   statusInputsOf,
 } from '../../daemon/domain/status.js';
 import { applyCheckInput, newCheck, validateCheckInput } from '../../daemon/domain/check-input.js';
+import { validateMuteInput } from '../../daemon/domain/mute-input.js';
 import { summarySentence, webhookValues, type Notification } from '../../daemon/notify/message.js';
 import { compactDuration } from '../../daemon/notify/policy-text.js';
 import type { CheckRecord, FlipRecord } from '../../daemon/domain/types.js';
@@ -276,6 +284,19 @@ describe('§6 what notifications say', () => {
     expect(values({ ...up, downtimeMs: null }, 'body').$DOWN_SINCE).toBe('');
   });
 
+  it('a released notification says what held it and since when', () => {
+    const down = { ...base({ reason: 'timeout', created: T0 + 14 * H + 2 * MIN }), policy: { released: 'maintenance' as const } };
+    expect(summarySentence(down)).toBe(
+      'Success signal did not arrive on time, grace time passed. Down since 2024-01-01T14:02:00+00:00, during maintenance: this notification was held until now.',
+    );
+    const dep = { ...base({ reason: 'fail', created: T0 + 14 * H + 3 * MIN }), policy: { released: 'dependency' as const, parentName: 'db' } };
+    expect(summarySentence(dep)).toBe(
+      'Received a failure signal. Down since 2024-01-01T14:03:00+00:00, while "db" was down: this notification was held until now.',
+    );
+    const up = { ...base({ oldStatus: 'down', newStatus: 'up', reason: '', created: T0 + 15 * H }), downtimeMs: H, policy: { released: 'mute' as const } };
+    expect(summarySentence(up)).toBe('The downtime lasted 1 hour. Up again since 2024-01-01T15:00:00+00:00: this notification was held while muted.');
+  });
+
   it('compact durations: the configured limit drops a zero second unit, an elapsed time keeps it', () => {
     expect([compactDuration(7_200_000), compactDuration(10_800_000, true), compactDuration(45 * MIN), compactDuration(2 * 86_400_000 + 3 * H)]).toEqual([
       '2h',
@@ -284,5 +305,97 @@ describe('§6 what notifications say', () => {
       '2d 3h',
     ]);
     expect([compactDuration(0), compactDuration(59_000), compactDuration(61_000, true)]).toEqual(['0s', '59s', '1m 1s']);
+  });
+});
+
+describe('§4.1 muting: held flips and the release at the end', () => {
+  const facts = NO_HOLD_FACTS;
+  /** Pings in order, each flip decided under the hold rules, as the daemon does. */
+  function run(start: CheckRecord, steps: Array<[number, 'success' | 'fail' | 'start']>) {
+    let c = start;
+    const flips: FlipRecord[] = [];
+    for (const [at, kind] of steps) {
+      const r = applySignal(c, { kind, rid: null, now: at });
+      if (r.flip) {
+        const decided = holdFlip(c, r.check, r.flip, facts, at);
+        flips.push(decided.flip);
+        c = decided.check;
+      } else c = r.check;
+    }
+    return { check: c, flips };
+  }
+  const up = check({ status: 'up', lastPing: T0, timeout: 3600, grace: 60 });
+
+  it('without a mute, flips are told and the check carries no hold', () => {
+    const { check: c, flips } = run(up, [[T0 + MIN, 'fail'], [T0 + 2 * MIN, 'success']]);
+    expect(flips.map(notifyEvent)).toEqual(['down', 'up']);
+    expect(flips.every((f) => f.held === undefined)).toBe(true);
+    expect('hold' in c).toBe(false);
+  });
+
+  it('muted: pings and flips go on, the notification is held; at the end the outage is released once', () => {
+    const muted = applyMute(up, T0 + H);
+    expect(isMuted(muted, T0 + H - 1)).toBe(true);
+    expect(isMuted(muted, T0 + H)).toBe(false);
+    const { check: c, flips } = run(muted, [[T0 + MIN, 'fail']]);
+    expect(c.status).toBe('down');
+    expect(flips).toEqual([expect.objectContaining({ newStatus: 'down', held: 'mute' })]);
+    expect(notifyEvent(flips[0]!)).toBeNull();
+    expect(c.hold).toEqual({ told: 'up', cause: 'mute' });
+    // Still muted: nothing to settle.
+    expect(settleHold(c, facts, T0 + H - 1)).toBeNull();
+    // The time is reached (the monitor ends the mute, then settles): down is released.
+    const released = settleHold(applyUnmute(c)!, facts, T0 + H)!;
+    expect(released).toMatchObject({ ended: true, event: 'down', cause: 'mute' });
+    expect('hold' in released.check || 'mutedUntil' in released.check).toBe(false);
+  });
+
+  it('an outage that healed inside the mute releases nothing', () => {
+    const { check: c, flips } = run(applyMute(up, T0 + H), [[T0 + MIN, 'fail'], [T0 + 2 * MIN, 'success']]);
+    expect(flips.map((f) => f.held)).toEqual(['mute', 'mute']);
+    expect(c.hold).toEqual({ told: 'up', cause: 'mute' });
+    expect(settleHold(applyUnmute(c)!, facts, T0 + 3 * MIN)).toMatchObject({ ended: true, event: null });
+  });
+
+  it('a recovery inside the mute of an outage told before it is released as up', () => {
+    const down = run(up, [[T0 + MIN, 'fail']]).check;
+    const { check: c, flips } = run(applyMute(down, T0 + H), [[T0 + 2 * MIN, 'success']]);
+    expect(flips[0]).toMatchObject({ oldStatus: 'down', newStatus: 'up', held: 'mute' });
+    expect(c.hold).toEqual({ told: 'down', cause: 'mute' });
+    expect(settleHold(applyUnmute(c)!, facts, T0 + 3 * MIN)).toMatchObject({ event: 'up' });
+  });
+
+  it('a check paused meanwhile releases nothing; a held check with another hold goes on held', () => {
+    const held = run(applyMute(up, T0 + H), [[T0 + MIN, 'fail']]).check;
+    const paused = { ...applyUnmute(held)!, status: 'paused' as const };
+    expect(settleHold(paused, facts, T0 + H)).toMatchObject({ ended: true, event: null });
+    const stillHeld = settleHold(applyUnmute(held)!, { inMaintenance: true, downParent: null }, T0 + H)!;
+    expect(stillHeld).toMatchObject({ ended: false, event: null });
+    expect(stillHeld.check.hold).toEqual({ told: 'up', cause: 'maintenance' });
+  });
+
+  it('unmute of a check that is not muted changes nothing', () => {
+    expect(applyUnmute(up)).toBeNull();
+  });
+
+  it('mute input: until (an ISO instant with an offset, in the future, within a year) or seconds (60 … 31536000)', () => {
+    const now = T0;
+    expect(validateMuteInput({ seconds: 3600 }, now)).toEqual({ ok: true, until: T0 + H });
+    expect(validateMuteInput({ until: '2024-01-01T02:00:00Z' }, now)).toEqual({ ok: true, until: T0 + 2 * H });
+    expect(validateMuteInput({ until: '2024-01-01T04:00:00+02:00' }, now)).toEqual({ ok: true, until: T0 + 2 * H });
+    expect(validateMuteInput({ until: '2024-01-01T04:00:00.5+0200' }, now)).toEqual({ ok: true, until: T0 + 2 * H + 500 });
+    expect(validateMuteInput({ until: '2023-12-31T23:30-0200' }, now)).toEqual({ ok: true, until: T0 + 90 * MIN });
+    const error = (body: Record<string, unknown>) => (validateMuteInput(body, now) as { error: string }).error;
+    expect(error({})).toBe('json validation error: until or seconds is required');
+    expect(error({ seconds: 60, until: '2024-01-01T02:00:00Z' })).toBe('json validation error: give until or seconds, not both');
+    expect(error({ seconds: 59 })).toBe('json validation error: seconds is too small');
+    expect(error({ seconds: 31_536_001 })).toBe('json validation error: seconds is too large');
+    expect(error({ seconds: '60' })).toBe('json validation error: seconds is not a number');
+    expect(error({ until: 5 })).toBe('json validation error: until is not a string');
+    for (const bad of ['2024-01-01T02:00:00', '2024-01-01', 'tomorrow', '2024-02-30T00:00:00Z', '2024-01-01T24:00:00Z']) {
+      expect(error({ until: bad })).toBe('json validation error: until is not an ISO 8601 instant with an offset');
+    }
+    expect(error({ until: '2024-01-01T00:00:00Z' })).toBe('json validation error: until is in the past');
+    expect(error({ until: '2025-06-01T00:00:00Z' })).toBe('json validation error: until is more than a year ahead');
   });
 });
