@@ -153,3 +153,27 @@ export interface ChannelRecord {
   value: string;
   createdAt: number;
 }
+
+/**
+ * A maintenance window of a project (alert-policies §4.2): one-off (`start`,
+ * `end`) or recurring (`schedule` in `tz`, each opening lasting `duration`).
+ * Checks with a matching tag are muted while it is open.
+ */
+export interface MaintenanceWindow {
+  id: string;
+  projectId: string;
+  name: string;
+  /** Space-separated; empty: every check of the project. */
+  tags: string;
+  createdAt: number;
+  /** One-off: epoch ms. */
+  start?: number;
+  end?: number;
+  /** Recurring: a cron or OnCalendar expression, its kind, and the zone it is read in. */
+  schedule?: string;
+  scheduleKind?: Exclude<CheckKind, 'simple'>;
+  tz?: string;
+  /** Recurring: seconds each opening lasts. */
+  duration?: number;
+}
+

@@ -6,6 +6,7 @@
 // flip with the deadline itself (status-machine §4).
 import { DeadlineHeap } from './min-heap.js';
 import { stepCheck, wakeAt } from './check-step.js';
+import { isWindowKey, WindowTracker, type Wake } from './windows.js';
 import type { StoredEvent } from '../store/events.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../shared/clock.js';
@@ -18,6 +19,7 @@ const BATCH = 500;
 
 export class DeadlineMonitor {
   private readonly heap = new DeadlineHeap();
+  private readonly windows: WindowTracker;
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private stopped = false;
@@ -27,7 +29,9 @@ export class DeadlineMonitor {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.windows = new WindowTracker(store);
+  }
 
   /**
    * Load every armed deadline from the store and process what is already due
@@ -36,7 +40,11 @@ export class DeadlineMonitor {
    */
   async start(): Promise<void> {
     // A held check is looked at once at start: its hold may have ended while the daemon was stopped.
-    for (const check of this.store.allChecks()) this.heap.set(check.uuid, check.hold ? 0 : wakeAt(check));
+    for (const check of this.store.allChecks()) {
+      this.heap.set(check.uuid, check.hold ? 0 : wakeAt(check));
+      this.windows.noteCheck(check);
+    }
+    for (const [key, at] of this.windows.load(this.clock.now())) this.heap.set(key, at);
     this.logger.info({ armed: this.heap.size }, 'deadline monitor started');
     this.tick();
     await this.idle;
@@ -68,9 +76,15 @@ export class DeadlineMonitor {
   /** Event-log subscriber: re-arm the checks that changed. */
   readonly onEvents = (events: StoredEvent[]): void => {
     for (const e of events) {
+      if (e.type === 'window.changed' && e.windowId) this.heap.set(...this.windows.changed(e.windowId));
       if (!e.checkUuid) continue;
-      if (e.type === 'check.deleted') this.heap.set(e.checkUuid, null);
-      else if (e.check) this.heap.set(e.checkUuid, wakeAt(e.check));
+      if (e.type === 'check.deleted') {
+        this.heap.set(e.checkUuid, null);
+        this.windows.forgetCheck(e.checkUuid);
+      } else if (e.check) {
+        this.heap.set(e.checkUuid, wakeAt(e.check));
+        this.windows.noteCheck(e.check);
+      }
     }
     this.arm();
   };
@@ -102,8 +116,12 @@ export class DeadlineMonitor {
       const due = this.heap.popDue(now, BATCH);
       if (due.length === 0) return;
       const rearm = await this.store.transact(() => {
-        const out: Array<[string, number | null]> = [];
+        const out: Wake[] = [];
         for (const uuid of due) {
+          if (isWindowKey(uuid)) {
+            out.push(...this.windows.step(uuid, now));
+            continue;
+          }
           const check = this.store.getCheck(uuid);
           if (!check) continue;
           const at = wakeAt(stepCheck(this.store, check, now, this.logger));
@@ -111,7 +129,7 @@ export class DeadlineMonitor {
         }
         return out;
       });
-      for (const [uuid, at] of rearm) this.heap.set(uuid, at);
+      for (const [id, at] of rearm) this.heap.set(id, at);
       if (this.stopped) return;
     }
   }

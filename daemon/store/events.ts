@@ -18,7 +18,10 @@ export type EventType =
   | 'check.muted'
   | 'check.unmuted'
   | 'hold.changed'
-  | 'notification.released';
+  | 'notification.released'
+  | 'window.changed'
+  | 'window.opened'
+  | 'window.closed';
 
 /** A hold on a check's notifications ended (alert-policies §4, §5): what it released. */
 export interface ReleaseInfo {
@@ -57,6 +60,8 @@ export interface StoredEvent {
   ping?: PingSummary;
   flip?: FlipRecord;
   release?: ReleaseInfo;
+  /** For window events: the maintenance window's id (alert-policies §4.2). */
+  windowId?: string;
 }
 
 /** Where the event log lives in the environment (schema.ts `Db` has all of it). */

@@ -22,9 +22,11 @@ import type {
   ChannelRecord,
   CheckRecord,
   FlipRecord,
+  MaintenanceWindow,
   PingRecord,
   ProjectRecord,
 } from '../domain/types.js';
+import { forWriting } from './schema.js';
 
 /** A place in a project's creation order: just after the check created at `createdAt` with `uuid`. */
 export interface ListPosition {
@@ -563,6 +565,37 @@ export class Store {
 
   getChannel(id: string): ChannelRecord | undefined {
     return this.db.channels.get(id);
+  }
+
+  // ---- maintenance windows (alert-policies §4.2) ----------------------------
+
+  /** A project's maintenance windows in creation order. */
+  listWindows(projectId: string): MaintenanceWindow[] {
+    return this.allWindows().filter((w) => w.projectId === projectId);
+  }
+
+  /** Every maintenance window (monitor start-up), in creation order. */
+  allWindows(): MaintenanceWindow[] {
+    if (!this.db.maintenance) return [];
+    const out = [...this.db.maintenance.getRange()].map(({ value }) => value);
+    return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  }
+
+  getWindow(id: string): MaintenanceWindow | undefined {
+    return this.db.maintenance?.get(id);
+  }
+
+  /** Inside a write transaction: store a window, or (`removed`) take it away, with its event. */
+  putWindowInTxn(w: MaintenanceWindow, now: number, removed = false): number {
+    const windows = forWriting(this.db.maintenance, 'the maintenance windows');
+    if (removed) windows.remove(w.id);
+    else windows.put(w.id, w);
+    return this.append({ at: now, type: 'window.changed', projectId: w.projectId, checkUuid: null, windowId: w.id });
+  }
+
+  /** Inside a write transaction: a window opened or closed (the monitor saw it happen). */
+  windowEventInTxn(w: MaintenanceWindow, now: number, type: 'window.opened' | 'window.closed'): number {
+    return this.append({ at: now, type, projectId: w.projectId, checkUuid: null, windowId: w.id });
   }
 
   // ---- checks -------------------------------------------------------------

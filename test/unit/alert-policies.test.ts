@@ -21,10 +21,12 @@ import {
   statusInputsOf,
 } from '../../daemon/domain/status.js';
 import { applyCheckInput, newCheck, validateCheckInput } from '../../daemon/domain/check-input.js';
-import { validateMuteInput } from '../../daemon/domain/mute-input.js';
+import { parseDuration, validateMuteInput, validateWindowInput } from '../../daemon/domain/policy-input.js';
+import { inMaintenance, isWindowOpen, nextWindowChange, windowCloses, windowCovers } from '../../daemon/domain/maintenance.js';
+import { detectScheduleKind } from '../../daemon/domain/schedule/index.js';
 import { summarySentence, webhookValues, type Notification } from '../../daemon/notify/message.js';
 import { compactDuration } from '../../daemon/notify/policy-text.js';
-import type { CheckRecord, FlipRecord } from '../../daemon/domain/types.js';
+import type { CheckRecord, FlipRecord, MaintenanceWindow } from '../../daemon/domain/types.js';
 
 const S = 1000;
 const MIN = 60 * S;
@@ -397,5 +399,118 @@ describe('§4.1 muting: held flips and the release at the end', () => {
     }
     expect(error({ until: '2024-01-01T00:00:00Z' })).toBe('json validation error: until is in the past');
     expect(error({ until: '2025-06-01T00:00:00Z' })).toBe('json validation error: until is more than a year ahead');
+  });
+});
+
+describe('§4.2 maintenance windows', () => {
+  const win = (fields: Partial<MaintenanceWindow>): MaintenanceWindow => ({ id: 'w1', projectId: 'p1', name: '', tags: '', createdAt: T0, ...fields });
+  const recurring = (schedule: string, tz: string, duration: number, tags = '') =>
+    win({ schedule, scheduleKind: detectScheduleKind(schedule), tz, duration, tags });
+  const z = (iso: string) => Date.parse(iso);
+
+  it('one-off: open from start (included) to end (excluded), then never again', () => {
+    const w = win({ start: T0 + H, end: T0 + 2 * H });
+    expect([T0 + H - 1, T0 + H, T0 + 2 * H - 1, T0 + 2 * H].map((t) => isWindowOpen(w, t))).toEqual([false, true, true, false]);
+    expect(nextWindowChange(w, T0)).toBe(T0 + H);
+    expect(nextWindowChange(w, T0 + H)).toBe(T0 + 2 * H);
+    expect(nextWindowChange(w, T0 + 2 * H)).toBeNull();
+    expect(windowCloses(w, T0 + 90 * MIN)).toBe(T0 + 2 * H);
+  });
+
+  it('recurring: opens at each fire time in its zone and lasts its duration', () => {
+    // 02:00 in Riga is 00:00 UTC in winter.
+    const w = recurring('0 2 * * *', 'Europe/Riga', 3600);
+    expect(isWindowOpen(w, z('2024-01-10T23:59:59Z'))).toBe(false);
+    expect(isWindowOpen(w, z('2024-01-11T00:00:00Z'))).toBe(true);
+    expect(isWindowOpen(w, z('2024-01-11T00:59:59Z'))).toBe(true);
+    expect(isWindowOpen(w, z('2024-01-11T01:00:00Z'))).toBe(false);
+    expect(nextWindowChange(w, z('2024-01-11T00:30:00Z'))).toBe(z('2024-01-11T01:00:00Z'));
+    expect(nextWindowChange(w, z('2024-01-11T01:00:00Z'))).toBe(z('2024-01-12T00:00:00Z'));
+    // In summer (UTC+3) the same local time is 23:00 UTC the day before.
+    expect(nextWindowChange(w, z('2024-07-01T12:00:00Z'))).toBe(z('2024-07-01T23:00:00Z'));
+  });
+
+  it('DST, spring: a cron window in the skipped hour opens at the first minute after the gap; OnCalendar skips that day', () => {
+    // Riga, 2024-03-31: 03:00 EET jumps to 04:00 EEST (01:00 UTC).
+    const cron = recurring('30 3 * * *', 'Europe/Riga', 1800);
+    expect(nextWindowChange(cron, z('2024-03-30T12:00:00Z'))).toBe(z('2024-03-31T01:00:00Z'));
+    expect(isWindowOpen(cron, z('2024-03-31T01:29:59Z'))).toBe(true);
+    expect(windowCloses(cron, z('2024-03-31T01:10:00Z'))).toBe(z('2024-03-31T01:30:00Z'));
+    const onCalendar = recurring('03:30', 'Europe/Riga', 1800);
+    expect(nextWindowChange(onCalendar, z('2024-03-30T12:00:00Z'))).toBe(z('2024-04-01T00:30:00Z'));
+    expect(isWindowOpen(onCalendar, z('2024-03-31T01:10:00Z'))).toBe(false);
+  });
+
+  it('DST, autumn: a window in the repeated hour opens once, at the first 03:30, for its real duration', () => {
+    // Riga, 2024-10-27: 04:00 EEST goes back to 03:00 EET (01:00 UTC); 03:30 happens twice.
+    const w = recurring('30 3 * * *', 'Europe/Riga', 3600);
+    expect(nextWindowChange(w, z('2024-10-26T12:00:00Z'))).toBe(z('2024-10-27T00:30:00Z'));
+    expect(windowCloses(w, z('2024-10-27T00:30:00Z'))).toBe(z('2024-10-27T01:30:00Z'));
+    // The second 03:30 (01:30 UTC) opens nothing: the window is closed from the end of the first.
+    expect(isWindowOpen(w, z('2024-10-27T01:30:00Z'))).toBe(false);
+    expect(nextWindowChange(w, z('2024-10-27T01:30:00Z'))).toBe(z('2024-10-28T01:30:00Z'));
+  });
+
+  it('openings that overlap make one window: it closes after the last of them', () => {
+    const w = recurring('*/30 * * * *', 'UTC', 3600);
+    expect(isWindowOpen(w, T0 + 10 * MIN)).toBe(true);
+    // Always open: each opening starts before the previous one ends; the search stops somewhere far ahead.
+    expect(windowCloses(w, T0 + 10 * MIN)!).toBeGreaterThan(T0 + 100 * H);
+    const once = recurring('0 0 * * *', 'UTC', 3600);
+    expect(windowCloses(once, T0 + 10 * MIN)).toBe(T0 + H);
+  });
+
+  it('tags: an empty list covers every check, otherwise any tag in common', () => {
+    expect(windowCovers(win({ tags: '' }), { tags: '' })).toBe(true);
+    expect(windowCovers(win({ tags: 'db web' }), { tags: 'prod web' })).toBe(true);
+    expect(windowCovers(win({ tags: 'db web' }), { tags: 'prod' })).toBe(false);
+    expect(windowCovers(win({ tags: 'db' }), { tags: '' })).toBe(false);
+    const open = win({ tags: 'db', start: T0, end: T0 + H });
+    expect(inMaintenance({ tags: 'db x' }, [open], T0 + MIN)).toBe(true);
+    expect(inMaintenance({ tags: 'db x' }, [open], T0 + H)).toBe(false);
+    expect(inMaintenance({ tags: 'x' }, [open], T0 + MIN)).toBe(false);
+  });
+
+  it('holds: a flip inside an open window is held for maintenance, released when it closes', () => {
+    const up = check({ status: 'up', lastPing: T0, timeout: 3600, grace: 60, tags: 'db' });
+    const r = applySignal(up, { kind: 'fail', rid: null, now: T0 + MIN });
+    const held = holdFlip(up, r.check, r.flip!, { inMaintenance: true, downParent: null }, T0 + MIN);
+    expect(held.flip.held).toBe('maintenance');
+    expect(held.check.hold).toEqual({ told: 'up', cause: 'maintenance' });
+    expect(settleHold(held.check, { inMaintenance: true, downParent: null }, T0 + 2 * MIN)).toBeNull();
+    expect(settleHold(held.check, NO_HOLD_FACTS, T0 + H)).toMatchObject({ ended: true, event: 'down', cause: 'maintenance' });
+  });
+
+  it('input: one-off or recurring, each complete, with messages that say what is wrong', () => {
+    expect(validateWindowInput({ name: 'deploy', tags: 'db', start: '2024-01-01T01:00:00Z', end: '2024-01-01T02:00:00+00:00' })).toEqual({
+      ok: true,
+      window: { name: 'deploy', tags: 'db', start: T0 + H, end: T0 + 2 * H },
+    });
+    expect(validateWindowInput({ schedule: '0 2 * * 0', tz: 'Europe/Riga', duration: 7200 })).toEqual({
+      ok: true,
+      window: { name: '', tags: '', schedule: '0 2 * * 0', scheduleKind: 'cron', tz: 'Europe/Riga', duration: 7200 },
+    });
+    expect(validateWindowInput({ schedule: 'Sun 02:00', duration: 60 })).toMatchObject({ ok: true, window: { scheduleKind: 'oncalendar', tz: 'UTC' } });
+    const error = (body: Record<string, unknown>) => (validateWindowInput(body) as { error: string }).error.replace('json validation error: ', '');
+    expect(error({})).toBe('start and end, or schedule and duration, are required');
+    expect(error({ start: '2024-01-01T01:00:00Z', schedule: '0 2 * * *', duration: 60 })).toBe(
+      'a window has start and end, or schedule, tz and duration, not both',
+    );
+    expect(error({ start: '2024-01-01T01:00:00Z' })).toBe('end is required');
+    expect(error({ start: '2024-01-01T01:00:00', end: '2024-01-01T02:00:00Z' })).toBe('start is not an ISO 8601 instant with an offset');
+    expect(error({ start: '2024-01-01T02:00:00Z', end: '2024-01-01T02:00:00Z' })).toBe('end is not after start');
+    expect(error({ schedule: '0 2 * * *' })).toBe('duration is required');
+    expect(error({ schedule: '61 2 * * *', duration: 60 })).toBe('schedule is not a valid cron or OnCalendar expression');
+    expect(error({ schedule: '0 2 * * *', tz: 'Mars/Base', duration: 60 })).toBe('tz is not a valid timezone');
+    expect(error({ schedule: '0 2 * * *', duration: 59 })).toBe('duration is too small');
+    expect(error({ schedule: '0 2 * * *', duration: '1h' })).toBe('duration is not a number');
+    expect(error({ name: 5, schedule: '0 2 * * *', duration: 60 })).toBe('name is not a string');
+    expect(error({ tags: ['db'], schedule: '0 2 * * *', duration: 60 })).toBe('tags is not a string');
+    expect(error({ schedule: '0 2 * * *', duration: 60, every: 'day' })).toBe('unknown member "every"');
+  });
+
+  it('CLI durations: seconds, or a number with s, m, h or d', () => {
+    expect(['300', '5m', '1h', '2d', '90s'].map(parseDuration)).toEqual([300, 300, 3600, 172_800, 90]);
+    expect(['', '1.5h', '1w', 'h', '-5m'].map(parseDuration)).toEqual([null, null, null, null, null]);
   });
 });
