@@ -141,6 +141,7 @@ export function buildProgram(): Command {
     .requiredOption('--kind <kind>', 'email, webhook, shell, slack, discord or ntfy')
     .option('--name <name>', 'name, usable in the API channels parameter')
     .option('--value <value>', 'address, URL or command, depending on the kind')
+    .option('--repeat-every <dur>', 'remind every DUR while a check stays down: 5m to 7d (300, 1h, 1d)')
     .action(async (opts) => channelCreate(opts.dataDir, opts, makeOutput(opts.json)));
   adminCommand(channel.command('list').description("list a project's channels with their last delivery result"))
     .requiredOption('--project <id>', 'project id')
@@ -153,10 +154,11 @@ export function buildProgram(): Command {
     (await import('./channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
   );
 
-  adminCommand(channel.command('update').description("change a channel's name or value"))
+  adminCommand(channel.command('update').description("change a channel's name, value or reminders"))
     .argument('<id>', 'channel id')
     .option('--name <name>', 'new name')
     .option('--value <value>', 'new address, URL or command (checked as on create)')
+    .option('--repeat-every <dur>', 'remind every DUR while a check stays down: 5m to 7d, 0 for off')
     .action(async (id: string, opts) => (await import('./manage.js')).channelUpdate(opts.dataDir, id, opts, makeOutput(opts.json)));
   adminCommand(channel.command('delete').description('delete a channel; checks lose it'))
     .argument('<id>', 'channel id')

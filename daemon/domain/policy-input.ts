@@ -113,3 +113,18 @@ export function parseDuration(text: string): number | null {
   const n = Number(m[1]) * DURATION_UNITS[m[2] || 's']!;
   return Number.isSafeInteger(n) ? n : null;
 }
+
+/** Reminders: 0 (off), or 5 minutes to a week (alert-policies §3). */
+export const REPEAT_MIN = 300;
+export const REPEAT_MAX = 604_800;
+
+/** Seconds of a channel's --repeat-every (0 for off), or the message saying what is wrong with it. */
+export function parseRepeatEvery(text: string): { ok: true; seconds: number } | { ok: false; error: string } {
+  const seconds = parseDuration(text);
+  if (seconds === null) return { ok: false, error: `--repeat-every must be seconds or a duration like 5m, 1h, 1d, got "${text}"` };
+  if (seconds !== 0 && (seconds < REPEAT_MIN || seconds > REPEAT_MAX)) {
+    return { ok: false, error: `--repeat-every must be 0 (off) or from 5m to 7d (${REPEAT_MIN} to ${REPEAT_MAX} seconds), got ${seconds}` };
+  }
+  return { ok: true, seconds };
+}
+

@@ -288,6 +288,8 @@ export function applyPause(check: CheckRecord, now: number): TransitionResult {
   if (check.status === 'paused') return { check, flip: null, changed: false, conflict: false };
   const next: CheckRecord = { ...check, channels: [...check.channels], status: 'paused', alertAfter: null };
   endRun(next);
+  // A paused check is reminded of nothing (alert-policies §3).
+  delete next.downAlert;
   return { check: next, flip: flipOf(now, check.status, 'paused', '', true), changed: true, conflict: false };
 }
 
@@ -416,8 +418,11 @@ export function holdFlip(before: CheckRecord, after: CheckRecord, flip: FlipReco
   const told = toldOf(before);
   const cause = holdCause(after, facts, now) ?? (event === told ? before.hold?.cause : undefined);
   const next: CheckRecord = { ...after };
+  // Reminders repeat the down notification of this outage only, once it is told (§3).
+  delete next.downAlert;
   if (cause === undefined) {
     delete next.hold;
+    if (event === 'down') next.downAlert = { at: now, sent: {} };
     return { check: next, flip };
   }
   next.hold = holdOf(told, cause, after, facts);
@@ -454,7 +459,9 @@ export function settleHold(check: CheckRecord, facts: HoldFacts, now: number): R
   const next: CheckRecord = { ...check };
   delete next.hold;
   const current = check.status === 'down' ? 'down' : check.status === 'up' ? 'up' : null;
-  return { check: next, ended: true, event: current !== null && current !== hold.told ? current : null, cause: hold.cause };
+  const event = current !== null && current !== hold.told ? current : null;
+  if (event === 'down') next.downAlert = { at: now, sent: {} };
+  return { check: next, ended: true, event, cause: hold.cause };
 }
 
 /** Mute until `until` (§4.1): replaces an earlier mute. Pings, status and flips go on as always. */

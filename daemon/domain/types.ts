@@ -71,6 +71,16 @@ export interface CheckRecord {
   mutedUntil?: number;
   /** While notifications are held (§4, §5): what the channels were last told, and why. */
   hold?: NotificationHold;
+  /** While down and its channels were told so (§3): the reminders' clock. */
+  downAlert?: DownAlert;
+}
+
+/** A down notification that went out, which channels with repeat_every repeat (alert-policies §3). */
+export interface DownAlert {
+  /** When it went out: reminder n of a channel is due `n × repeat_every` after it. */
+  at: number;
+  /** The last reminder sent, per channel id (absent: none yet). */
+  sent: Record<string, number>;
 }
 
 /** What holds a check's notifications (alert-policies §4, §5). */
@@ -152,6 +162,8 @@ export interface ChannelRecord {
   name: string;
   value: string;
   createdAt: number;
+  /** Seconds between reminders while a check stays down (alert-policies §3); absent: none. */
+  repeatEvery?: number;
 }
 
 /**

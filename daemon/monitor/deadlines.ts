@@ -8,6 +8,7 @@ import { DeadlineHeap } from './min-heap.js';
 import { stepCheck, wakeAt } from './check-step.js';
 import { isWindowKey, WindowTracker, type Wake } from './windows.js';
 import type { StoredEvent } from '../store/events.js';
+import type { CheckRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -20,6 +21,8 @@ const BATCH = 500;
 export class DeadlineMonitor {
   private readonly heap = new DeadlineHeap();
   private readonly windows: WindowTracker;
+  /** Down checks whose channels were told, which may have reminders → their project. */
+  private readonly reminding = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private stopped = false;
@@ -41,8 +44,8 @@ export class DeadlineMonitor {
   async start(): Promise<void> {
     // A held check is looked at once at start: its hold may have ended while the daemon was stopped.
     for (const check of this.store.allChecks()) {
-      this.heap.set(check.uuid, check.hold ? 0 : wakeAt(check));
-      this.windows.noteCheck(check);
+      this.heap.set(check.uuid, check.hold ? 0 : wakeAt(this.store, check));
+      this.follow(check);
     }
     for (const [key, at] of this.windows.load(this.clock.now())) this.heap.set(key, at);
     this.logger.info({ armed: this.heap.size }, 'deadline monitor started');
@@ -69,6 +72,13 @@ export class DeadlineMonitor {
     await this.idle;
   }
 
+  /** Keep the maps of checks that other things than their own events wake: held ones, and down ones with reminders. */
+  private follow(check: CheckRecord): void {
+    this.windows.noteCheck(check);
+    if (check.status === 'down' && check.downAlert) this.reminding.set(check.uuid, check.projectId);
+    else this.reminding.delete(check.uuid);
+  }
+
   get armedCount(): number {
     return this.heap.size;
   }
@@ -77,13 +87,16 @@ export class DeadlineMonitor {
   readonly onEvents = (events: StoredEvent[]): void => {
     for (const e of events) {
       if (e.type === 'window.changed' && e.windowId) this.heap.set(...this.windows.changed(e.windowId));
+      // A channel's repeat_every may have changed: its project's reminders are due again.
+      if (e.type === 'channel.changed') for (const [uuid, project] of this.reminding) if (project === e.projectId) this.heap.set(uuid, 0);
       if (!e.checkUuid) continue;
       if (e.type === 'check.deleted') {
         this.heap.set(e.checkUuid, null);
         this.windows.forgetCheck(e.checkUuid);
+        this.reminding.delete(e.checkUuid);
       } else if (e.check) {
-        this.heap.set(e.checkUuid, wakeAt(e.check));
-        this.windows.noteCheck(e.check);
+        this.heap.set(e.checkUuid, wakeAt(this.store, e.check));
+        this.follow(e.check);
       }
     }
     this.arm();
@@ -124,8 +137,9 @@ export class DeadlineMonitor {
           }
           const check = this.store.getCheck(uuid);
           if (!check) continue;
-          const at = wakeAt(stepCheck(this.store, check, now, this.logger));
-          out.push([uuid, at !== null && at > now ? at : null]);
+          const step = stepCheck(this.store, check, now, this.logger);
+          this.follow(step.check);
+          out.push([uuid, step.wake !== null && step.wake > now ? step.wake : null]);
         }
         return out;
       });

@@ -5,6 +5,8 @@ import type { NotifyEventName } from '../domain/channel-values.js';
 export interface PolicyFacts {
   /** 1, 2, … for a reminder while the check stays down. */
   reminder?: number;
+  /** For a reminder: when it was made (the time down is counted to it). */
+  remindedAt?: number;
   /** The down flip's instant, for reminders and released notifications. */
   downSince?: number;
   /** Held until now: by what (alert-policies §4, §5). */

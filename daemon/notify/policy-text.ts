@@ -83,6 +83,11 @@ function during(facts: PolicyFacts): string {
  */
 export function withPolicySentences(n: Notification, upstream: string | null): string | null {
   const facts = n.policy;
+  if (facts?.reminder !== undefined) {
+    const down = compactDuration((facts.remindedAt ?? n.flip.created) - (downSince(n) ?? n.flip.created), true);
+    const reminder = `Still DOWN for ${down}, reminder ${facts.reminder}.`;
+    return upstream === null ? reminder : `${reminder} ${upstream}`;
+  }
   if (!facts?.released) return upstream;
   const since = downSince(n);
   const released =

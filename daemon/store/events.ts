@@ -2,6 +2,7 @@
 // the gRPC Watch streams and the notifier read it with a cursor (a revision).
 import type { Database, RootDatabase } from 'lmdb';
 import type { CheckRecord, FlipRecord, HoldCause, PingKind } from '../domain/types.js';
+import type { DueReminder } from '../domain/reminders.js';
 
 export type EventType =
   | 'check.created'
@@ -21,7 +22,8 @@ export type EventType =
   | 'notification.released'
   | 'window.changed'
   | 'window.opened'
-  | 'window.closed';
+  | 'window.closed'
+  | 'reminder.due';
 
 /** A hold on a check's notifications ended (alert-policies §4, §5): what it released. */
 export interface ReleaseInfo {
@@ -62,6 +64,8 @@ export interface StoredEvent {
   release?: ReleaseInfo;
   /** For window events: the maintenance window's id (alert-policies §4.2). */
   windowId?: string;
+  /** For reminder.due: the channels reminded, each with the reminder's number (alert-policies §3). */
+  reminders?: DueReminder[];
 }
 
 /** Where the event log lives in the environment (schema.ts `Db` has all of it). */

@@ -507,7 +507,7 @@ export class Store {
   // ---- channels -----------------------------------------------------------
 
   async createChannel(
-    input: { projectId: string; kind: string; name: string; value: string },
+    input: Omit<ChannelRecord, 'id' | 'createdAt'>,
     now: number,
   ): Promise<ChannelRecord> {
     const channel: ChannelRecord = { id: newUuid(), createdAt: now, ...input };
@@ -522,11 +522,13 @@ export class Store {
   }
 
   /** Changes a channel's name or value; undefined when there is no such channel. */
-  async updateChannel(id: string, fields: Partial<Pick<ChannelRecord, 'name' | 'value'>>, now: number): Promise<ChannelRecord | undefined> {
+  /** Changes a channel's fields; `repeatEvery: 0` turns its reminders off. */
+  async updateChannel(id: string, fields: Partial<Pick<ChannelRecord, 'name' | 'value' | 'repeatEvery'>>, now: number): Promise<ChannelRecord | undefined> {
     return this.transact(() => {
       const channel = this.db.channels.get(id);
       if (!channel) return undefined;
       const updated = { ...channel, ...fields };
+      if (updated.repeatEvery === 0) delete updated.repeatEvery;
       this.db.channels.put(id, updated);
       this.append({ at: now, type: 'channel.changed', projectId: channel.projectId, checkUuid: null });
       return updated;
@@ -772,8 +774,8 @@ export class Store {
   savePolicyEventInTxn(
     check: CheckRecord,
     now: number,
-    type: 'check.muted' | 'check.unmuted' | 'hold.changed' | 'notification.released',
-    extra: Pick<StoredEvent, 'flip' | 'release'> = {},
+    type: 'check.muted' | 'check.unmuted' | 'hold.changed' | 'notification.released' | 'reminder.due',
+    extra: Pick<StoredEvent, 'flip' | 'release' | 'reminders'> = {},
   ): number {
     this.replaceCheck(check);
     return this.append({ at: now, type, projectId: check.projectId, checkUuid: check.uuid, check, ...extra });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../daemon/shared/clock.js';
 import {
   applyMute,
+  applyPause,
   applySignal,
   applyUnmute,
   displayStatus,
@@ -21,12 +22,13 @@ import {
   statusInputsOf,
 } from '../../daemon/domain/status.js';
 import { applyCheckInput, newCheck, validateCheckInput } from '../../daemon/domain/check-input.js';
-import { parseDuration, validateMuteInput, validateWindowInput } from '../../daemon/domain/policy-input.js';
+import { parseDuration, parseRepeatEvery, validateMuteInput, validateWindowInput } from '../../daemon/domain/policy-input.js';
+import { dueReminders, markReminded, nextReminderAt, repeatingChannels } from '../../daemon/domain/reminders.js';
 import { inMaintenance, isWindowOpen, nextWindowChange, windowCloses, windowCovers } from '../../daemon/domain/maintenance.js';
 import { detectScheduleKind } from '../../daemon/domain/schedule/index.js';
 import { summarySentence, webhookValues, type Notification } from '../../daemon/notify/message.js';
 import { compactDuration } from '../../daemon/notify/policy-text.js';
-import type { CheckRecord, FlipRecord, MaintenanceWindow } from '../../daemon/domain/types.js';
+import type { ChannelRecord, CheckRecord, FlipRecord, MaintenanceWindow } from '../../daemon/domain/types.js';
 
 const S = 1000;
 const MIN = 60 * S;
@@ -512,5 +514,89 @@ describe('§4.2 maintenance windows', () => {
   it('CLI durations: seconds, or a number with s, m, h or d', () => {
     expect(['300', '5m', '1h', '2d', '90s'].map(parseDuration)).toEqual([300, 300, 3600, 172_800, 90]);
     expect(['', '1.5h', '1w', 'h', '-5m'].map(parseDuration)).toEqual([null, null, null, null, null]);
+  });
+});
+
+describe('§3 reminders: channel repeat_every', () => {
+  const channel = (id: string, repeatEvery?: number): ChannelRecord => ({ id, projectId: 'p1', kind: 'webhook', name: '', value: 'x', createdAt: T0, ...(repeatEvery ? { repeatEvery } : {}) });
+  const hourly = channel('c1', 3600);
+  const daily = channel('c2', 86_400);
+  const quiet = channel('c3');
+  const byId = new Map([hourly, daily, quiet].map((c) => [c.id, c]));
+  const up = check({ status: 'up', lastPing: T0, timeout: 3600, grace: 60, channels: ['c1', 'c2', 'c3'] });
+
+  function goDown(at: number, facts = NO_HOLD_FACTS): CheckRecord {
+    const r = applySignal(up, { kind: 'fail', rid: null, now: at });
+    return holdFlip(up, r.check, r.flip!, facts, at).check;
+  }
+
+  it('a told down starts the clock; reminder n of a channel is due n × repeat_every after it', () => {
+    const down = goDown(T0 + MIN);
+    expect(down.downAlert).toEqual({ at: T0 + MIN, sent: {} });
+    const channels = repeatingChannels(down, (id) => byId.get(id));
+    expect(channels.map((c) => c.id)).toEqual(['c1', 'c2']);
+    expect(nextReminderAt(down, channels)).toBe(T0 + MIN + H);
+    expect(dueReminders(down, channels, T0 + MIN + H - 1)).toEqual([]);
+    expect(dueReminders(down, channels, T0 + MIN + H)).toEqual([{ channelId: 'c1', number: 1 }]);
+    const once = markReminded(down, [{ channelId: 'c1', number: 1 }]);
+    expect(dueReminders(once, channels, T0 + MIN + H + 30 * MIN)).toEqual([]);
+    expect(nextReminderAt(once, channels)).toBe(T0 + MIN + 2 * H);
+    expect(dueReminders(once, channels, T0 + MIN + 24 * H)).toEqual([
+      { channelId: 'c1', number: 24 },
+      { channelId: 'c2', number: 1 },
+    ]);
+  });
+
+  it('after a gap (a stopped daemon) only the latest reminder due goes out, and the cadence goes on from it', () => {
+    const down = markReminded(goDown(T0), [{ channelId: 'c1', number: 1 }]);
+    const channels = [hourly];
+    const due = dueReminders(down, channels, T0 + 25 * H + 20 * MIN);
+    expect(due).toEqual([{ channelId: 'c1', number: 25 }]);
+    const caught = markReminded(down, due);
+    expect(nextReminderAt(caught, channels)).toBe(T0 + 26 * H);
+  });
+
+  it('no reminders without a told down: held, up again, paused, or no repeating channel', () => {
+    const channels = [hourly];
+    const held = goDown(T0, { inMaintenance: true, downParent: null });
+    expect(held.downAlert).toBeUndefined();
+    expect(dueReminders(held, channels, T0 + 5 * H)).toEqual([]);
+    const down = goDown(T0);
+    const back = applySignal(down, { kind: 'success', rid: null, now: T0 + H });
+    expect(holdFlip(down, back.check, back.flip!, NO_HOLD_FACTS, T0 + H).check.downAlert).toBeUndefined();
+    expect(applyPause(down, T0 + H).check.downAlert).toBeUndefined();
+    expect(dueReminders(down, [], T0 + 5 * H)).toEqual([]);
+    expect(nextReminderAt(down, [])).toBeNull();
+  });
+
+  it('a released down starts the clock at the release', () => {
+    const held = goDown(T0, { inMaintenance: true, downParent: null });
+    const released = settleHold(held, NO_HOLD_FACTS, T0 + 2 * H)!;
+    expect(released.event).toBe('down');
+    expect(released.check.downAlert).toEqual({ at: T0 + 2 * H, sent: {} });
+  });
+
+  it('--repeat-every: 0 (off), or 5 minutes to 7 days', () => {
+    expect(parseRepeatEvery('1h')).toEqual({ ok: true, seconds: 3600 });
+    expect(parseRepeatEvery('0')).toEqual({ ok: true, seconds: 0 });
+    expect(parseRepeatEvery('300')).toEqual({ ok: true, seconds: 300 });
+    expect(parseRepeatEvery('7d')).toEqual({ ok: true, seconds: 604_800 });
+    for (const bad of ['4m', '8d', 'hourly']) expect(parseRepeatEvery(bad).ok).toBe(false);
+  });
+
+  it('what a reminder says: still down for how long, its number, then the down message', () => {
+    const n: Notification = {
+      event: 'down',
+      check: check({ name: 'etl' }),
+      flip: { created: T0 + 14 * H, oldStatus: 'up', newStatus: 'down', reason: 'timeout', processed: false },
+      lastPing: null,
+      downtimeMs: null,
+      projectName: 'ops',
+      checkJson: '{}',
+      test: false,
+      policy: { reminder: 3, downSince: T0 + 14 * H, remindedAt: T0 + 17 * H },
+    };
+    expect(summarySentence(n)).toBe('Still DOWN for 3h 0m, reminder 3. Success signal did not arrive on time, grace time passed.');
+    expect(Object.fromEntries(webhookValues(n, 'body'))).toMatchObject({ $REMINDER: '3', $REASON: 'timeout', $DOWN_SINCE: '2024-01-01T14:00:00+00:00' });
   });
 });
