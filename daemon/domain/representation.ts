@@ -76,10 +76,14 @@ export function checkToJson(check: CheckRecord, opts: RepresentationOptions): Re
  * checkd's own members (alert-policies.md), after upstream's and only when
  * not at their default: a check that uses no extension has upstream's shape.
  */
-function addExtensionMembers(doc: Record<string, unknown>, check: CheckRecord, { now, openWindows }: RepresentationOptions): void {
+function addExtensionMembers(doc: Record<string, unknown>, check: CheckRecord, { now, openWindows, readOnly }: RepresentationOptions): void {
   if (check.maxDuration) doc.max_duration = check.maxDuration;
   if (check.failureTolerance) doc.failure_tolerance = check.failureTolerance;
   if (check.consecutiveFailures) doc.consecutive_failures = check.consecutiveFailures;
   if (isMuted(check, now)) doc.muted_until = isoSeconds(check.mutedUntil!);
   if (openWindows?.some((w) => windowCovers(w, check))) doc.in_maintenance = true;
+  // Checks are named as the key may see them: by unique_key for a read-only key.
+  const ref = (uuid: string) => (readOnly ? uniqueKeyOf(uuid) : uuid);
+  if (check.dependsOn) doc.depends_on = ref(check.dependsOn);
+  if (check.hold?.parent) doc.suppressed_by = ref(check.hold.parent);
 }

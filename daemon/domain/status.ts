@@ -464,6 +464,36 @@ export function settleHold(check: CheckRecord, facts: HoldFacts, now: number): R
   return { check: next, ended: true, event, cause: hold.cause };
 }
 
+/** Links of a dependency chain followed at most (a longer one is cut there). */
+const MAX_CHAIN = 100;
+
+/**
+ * The nearest down check that `check` depends on, directly or through the
+ * chain (§5), or null; `lookup` reads a check by uuid. A chain that loops
+ * (never stored: updates refuse cycles) ends where it comes back.
+ */
+export function nearestDownParent(check: CheckRecord, lookup: (uuid: string) => CheckRecord | undefined): string | null {
+  const seen = new Set([check.uuid]);
+  for (let uuid = check.dependsOn, n = 0; uuid !== undefined && !seen.has(uuid) && n < MAX_CHAIN; n++) {
+    const parent = lookup(uuid);
+    if (!parent) return null;
+    if (parent.status === 'down') return parent.uuid;
+    seen.add(uuid);
+    uuid = parent.dependsOn;
+  }
+  return null;
+}
+
+/** Whether making `uuid` depend on `target` closes a loop: the chain from `target` comes back to it (§5). */
+export function makesDependencyCycle(uuid: string, target: string, lookup: (uuid: string) => CheckRecord | undefined): boolean {
+  const seen = new Set<string>();
+  for (let at: string | undefined = target; at !== undefined && !seen.has(at); at = lookup(at)?.dependsOn) {
+    if (at === uuid) return true;
+    seen.add(at);
+  }
+  return false;
+}
+
 /** Mute until `until` (§4.1): replaces an earlier mute. Pings, status and flips go on as always. */
 export function applyMute(check: CheckRecord, until: number): CheckRecord {
   return { ...check, mutedUntil: until };

@@ -69,6 +69,8 @@ export interface CheckRecord {
   consecutiveFailures?: number;
   /** Notifications are held until this instant (§4.1); absent: not muted. */
   mutedUntil?: number;
+  /** The check of the same project this one depends on (§5). */
+  dependsOn?: string;
   /** While notifications are held (§4, §5): what the channels were last told, and why. */
   hold?: NotificationHold;
   /** While down and its channels were told so (§3): the reminders' clock. */

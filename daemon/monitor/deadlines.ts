@@ -7,6 +7,7 @@
 import { DeadlineHeap } from './min-heap.js';
 import { stepCheck, wakeAt } from './check-step.js';
 import { isWindowKey, WindowTracker, type Wake } from './windows.js';
+import { HeldByParent } from './dependents.js';
 import type { StoredEvent } from '../store/events.js';
 import type { CheckRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
@@ -23,6 +24,7 @@ export class DeadlineMonitor {
   private readonly windows: WindowTracker;
   /** Down checks whose channels were told, which may have reminders → their project. */
   private readonly reminding = new Map<string, string>();
+  private readonly heldByParent = new HeldByParent();
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private stopped = false;
@@ -75,6 +77,7 @@ export class DeadlineMonitor {
   /** Keep the maps of checks that other things than their own events wake: held ones, and down ones with reminders. */
   private follow(check: CheckRecord): void {
     this.windows.noteCheck(check);
+    this.heldByParent.note(check);
     if (check.status === 'down' && check.downAlert) this.reminding.set(check.uuid, check.projectId);
     else this.reminding.delete(check.uuid);
   }
@@ -85,20 +88,27 @@ export class DeadlineMonitor {
 
   /** Event-log subscriber: re-arm the checks that changed. */
   readonly onEvents = (events: StoredEvent[]): void => {
+    // Looked at once the batch is through, so that a later event of the same check does not re-arm it for later.
+    const wake = new Set<string>();
     for (const e of events) {
       if (e.type === 'window.changed' && e.windowId) this.heap.set(...this.windows.changed(e.windowId));
       // A channel's repeat_every may have changed: its project's reminders are due again.
-      if (e.type === 'channel.changed') for (const [uuid, project] of this.reminding) if (project === e.projectId) this.heap.set(uuid, 0);
+      if (e.type === 'channel.changed') for (const [uuid, project] of this.reminding) if (project === e.projectId) wake.add(uuid);
       if (!e.checkUuid) continue;
       if (e.type === 'check.deleted') {
         this.heap.set(e.checkUuid, null);
         this.windows.forgetCheck(e.checkUuid);
         this.reminding.delete(e.checkUuid);
+        this.heldByParent.forget(e.checkUuid);
       } else if (e.check) {
         this.heap.set(e.checkUuid, wakeAt(this.store, e.check));
         this.follow(e.check);
       }
+      // A check that is not down (or gone) holds back no dependent's notification any more.
+      const held = e.check?.status === 'down' ? undefined : this.heldByParent.heldFor(e.checkUuid);
+      if (held) for (const child of held) wake.add(child);
     }
+    for (const uuid of wake) this.heap.set(uuid, 0);
     this.arm();
   };
 

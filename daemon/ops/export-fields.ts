@@ -112,6 +112,7 @@ export const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId' | 'ever
   failureTolerance: { json: 'failure_tolerance', check: rules.int(1, 100), optional: true },
   consecutiveFailures: { json: 'consecutive_failures', check: rules.int(1), optional: true },
   mutedUntil: { json: 'muted_until', check: rules.int(0), optional: true },
+  dependsOn: { json: 'depends_on', check: uuid, optional: true },
 };
 
 export const CHANNEL_FIELDS: Record<Exclude<keyof ChannelRecord, 'projectId'>, FieldRule> = {

@@ -11,6 +11,7 @@ import {
 import { resolveChannels } from '../domain/channels-input.js';
 import { applyMute, applyPause, applyResume, applyUnmute, recomputeAfterUpdate } from '../domain/status.js';
 import { settleHoldInTxn } from './holds.js';
+import { clearDependentsInTxn, dependencyError } from './dependencies.js';
 import { newUuid } from '../domain/ids.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiVersion, CheckRecord, ProjectRecord } from '../domain/types.js';
@@ -59,6 +60,8 @@ export class CheckService {
         existing ?? newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: project.id, createdAt: now });
       let check = applyCheckInput(base, input, version);
       if (channels) check.channels = channels;
+      const dependency = input.depends_on ? dependencyError(this.store, check) : null;
+      if (dependency) return { kind: 'invalid', error: dependency };
       check = recomputeAfterUpdate(check);
       if (existing) {
         this.store.saveCheckInTxn(check, now, 'check.updated');
@@ -128,6 +131,8 @@ export class CheckService {
       }
       let check = applyCheckInput(current, input, version);
       if (channels) check.channels = channels;
+      const dependency = input.depends_on ? dependencyError(this.store, check) : null;
+      if (dependency) return { kind: 'invalid', error: dependency };
       check = recomputeAfterUpdate(check);
       this.store.saveCheckInTxn(check, now, 'check.updated');
       return { kind: 'ok', check };
@@ -189,6 +194,7 @@ export class CheckService {
       const current = this.store.getCheck(uuid);
       if (!current) return null;
       this.store.deleteCheckInTxn(current, now);
+      clearDependentsInTxn(this.store, current, now);
       return current;
     });
   }

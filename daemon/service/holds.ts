@@ -2,7 +2,7 @@
 // §5) applied inside write transactions: finding out what may hold a check's
 // notifications (maintenance windows, the checks it depends on), deciding a
 // new flip, and settling a hold, with the events that tell of it.
-import { holdFlip, NO_HOLD_FACTS, notifyEvent, settleHold, type HoldFacts } from '../domain/status.js';
+import { holdFlip, nearestDownParent, notifyEvent, settleHold, type HoldFacts } from '../domain/status.js';
 import { inMaintenance } from '../domain/maintenance.js';
 import type { CheckRecord, FlipRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
@@ -10,7 +10,10 @@ import type { ReleaseInfo } from '../store/events.js';
 
 /** Inside a transaction: what may hold `check`'s notifications at `now`. */
 export function holdFactsOf(store: Store, check: CheckRecord, now: number): HoldFacts {
-  return { ...NO_HOLD_FACTS, inMaintenance: inMaintenance(check, store.listWindows(check.projectId), now) };
+  return {
+    inMaintenance: inMaintenance(check, store.listWindows(check.projectId), now),
+    downParent: check.dependsOn === undefined ? null : nearestDownParent(check, (uuid) => store.getCheck(uuid)),
+  };
 }
 
 /** Inside a transaction: a new flip of `before` (now `after`) decided under the hold rules. */

@@ -91,8 +91,10 @@ describe('reminders', () => {
     await ping(env, c.uuid);
     await ping(env, c.uuid, 'fail');
     await at(env, T0 + 30 * MIN);
-    const channel = env.d.daemon.store.getChannel(env.channel)!;
-    await env.d.daemon.store.transact(() => env.d.daemon.store.insertChannelInTxn({ ...channel, repeatEvery: 600 }, env!.clock.now()));
+    const { store } = env.d.daemon;
+    const channel = store.getChannel(env.channel)!;
+    const now = env.clock.now();
+    await store.transact(() => store.insertChannelInTxn({ ...channel, repeatEvery: 600 }, now));
     await at(env, T0 + 30 * MIN);
     expect(deliveries(env).map((x) => x.reminder)).toEqual([0, 3]);
     await at(env, T0 + 40 * MIN);

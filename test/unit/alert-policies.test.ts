@@ -13,6 +13,8 @@ import {
   graceStart,
   holdFlip,
   isMuted,
+  makesDependencyCycle,
+  nearestDownParent,
   nextStatusChange,
   NO_HOLD_FACTS,
   notifyEvent,
@@ -598,5 +600,81 @@ describe('§3 reminders: channel repeat_every', () => {
     };
     expect(summarySentence(n)).toBe('Still DOWN for 3h 0m, reminder 3. Success signal did not arrive on time, grace time passed.');
     expect(Object.fromEntries(webhookValues(n, 'body'))).toMatchObject({ $REMINDER: '3', $REASON: 'timeout', $DOWN_SINCE: '2024-01-01T14:00:00+00:00' });
+  });
+});
+
+describe('§5 dependencies: depends_on, held and released', () => {
+  const A = 'aaaaaaaa-0000-4000-8000-00000000000a';
+  const B = 'bbbbbbbb-0000-4000-8000-00000000000b';
+  const C = 'cccccccc-0000-4000-8000-00000000000c';
+  const named = (uuid: string, fields: Partial<CheckRecord> = {}) => ({ ...check({ status: 'up', lastPing: T0, timeout: 3600, grace: 60, ...fields }), uuid });
+  const lookupOf = (...checks: CheckRecord[]) => (uuid: string) => checks.find((c) => c.uuid === uuid);
+
+  it('the nearest down check up the chain, directly or through checks that are up', () => {
+    const a = named(A, { status: 'down' });
+    const b = named(B, { dependsOn: A });
+    const c = named(C, { dependsOn: B });
+    expect(nearestDownParent(b, lookupOf(a, b, c))).toBe(A);
+    expect(nearestDownParent(c, lookupOf(a, b, c))).toBe(A);
+    expect(nearestDownParent(c, lookupOf(a, { ...b, status: 'down' }, c))).toBe(B);
+    expect(nearestDownParent(c, lookupOf({ ...a, status: 'up' }, b, c))).toBeNull();
+    expect(nearestDownParent(a, lookupOf(a, b, c))).toBeNull();
+    // A parent that is gone ends the chain; a loop (never stored) ends too.
+    expect(nearestDownParent(c, lookupOf(c))).toBeNull();
+    expect(nearestDownParent(named(A, { dependsOn: B }), lookupOf(named(B, { dependsOn: A })))).toBeNull();
+  });
+
+  it('cycles: itself, or a chain that comes back', () => {
+    const a = named(A);
+    const b = named(B, { dependsOn: A });
+    const c = named(C, { dependsOn: B });
+    const lookup = lookupOf(a, b, c);
+    expect(makesDependencyCycle(A, A, lookup)).toBe(true);
+    expect(makesDependencyCycle(A, C, lookup)).toBe(true);
+    expect(makesDependencyCycle(C, A, lookup)).toBe(false);
+    expect(makesDependencyCycle(A, 'dddddddd-0000-4000-8000-00000000000d', lookup)).toBe(false);
+  });
+
+  it('a down while the parent is down is held with suppressed_by; the parent coming up releases it if still down', () => {
+    const child = named(B, { dependsOn: A });
+    const r = applySignal(child, { kind: 'fail', rid: null, now: T0 + 3 * MIN });
+    const held = holdFlip(child, r.check, r.flip!, { inMaintenance: false, downParent: A }, T0 + 3 * MIN);
+    expect(held.flip.held).toBe('dependency');
+    expect(held.check.hold).toEqual({ told: 'up', cause: 'dependency', parent: A });
+    expect(settleHold(held.check, { inMaintenance: false, downParent: A }, T0 + H)).toBeNull();
+    expect(settleHold(held.check, NO_HOLD_FACTS, T0 + H)).toMatchObject({ ended: true, event: 'down', cause: 'dependency' });
+    // Came up meanwhile: nothing is owed.
+    const back = applySignal(held.check, { kind: 'success', rid: null, now: T0 + 30 * MIN });
+    const up = holdFlip(held.check, back.check, back.flip!, { inMaintenance: false, downParent: A }, T0 + 30 * MIN);
+    expect(up.flip.held).toBe('dependency');
+    expect(settleHold(up.check, NO_HOLD_FACTS, T0 + H)).toMatchObject({ ended: true, event: null });
+  });
+
+  it('only the down is held: a child told down before its parent went down is told of its recovery', () => {
+    const child = named(B, { dependsOn: A });
+    const r = applySignal(child, { kind: 'fail', rid: null, now: T0 });
+    const told = holdFlip(child, r.check, r.flip!, NO_HOLD_FACTS, T0).check;
+    const back = applySignal(told, { kind: 'success', rid: null, now: T0 + H });
+    const up = holdFlip(told, back.check, back.flip!, { inMaintenance: false, downParent: A }, T0 + H);
+    expect(notifyEvent(up.flip)).toBe('up');
+    expect(up.check.hold).toBeUndefined();
+  });
+
+  it('through the chain: released from one parent, still held by another down one on the way', () => {
+    const c = named(C, { status: 'down', dependsOn: B, hold: { told: 'up', cause: 'dependency', parent: A } });
+    const moved = settleHold(c, { inMaintenance: false, downParent: B }, T0 + H)!;
+    expect(moved).toMatchObject({ ended: false, event: null });
+    expect(moved.check.hold).toEqual({ told: 'up', cause: 'dependency', parent: B });
+  });
+
+  it('input: a check UUID or null', () => {
+    expect(validateCheckInput({ depends_on: A })).toEqual({ ok: true, input: { depends_on: A } });
+    expect(validateCheckInput({ depends_on: null })).toEqual({ ok: true, input: { depends_on: null } });
+    for (const bad of ['', 'not-a-uuid', A.toUpperCase(), 5, true]) {
+      expect(validateCheckInput({ depends_on: bad })).toEqual({ ok: false, error: 'json validation error: depends_on is not a check UUID' });
+    }
+    const set = applyCheckInput(check(), { depends_on: A }, 3);
+    expect(set.dependsOn).toBe(A);
+    expect('dependsOn' in applyCheckInput(set, { depends_on: null }, 3)).toBe(false);
   });
 });
