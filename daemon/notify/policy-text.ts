@@ -2,11 +2,9 @@
 // the causes checkd adds to upstream's, in words. Pure functions over plain data.
 import { isoSeconds } from '../domain/format.js';
 import type { CheckRecord, FlipRecord } from '../domain/types.js';
-import type { Notification } from './notification.js';
+import type { Notification, PolicyFacts } from './notification.js';
 
 export type { PolicyFacts } from './notification.js';
-
-/** What a notification says beyond its flip (alert-policies §3–§6). */
 
 const UNITS: Array<[string, number]> = [
   ['d', 86_400],
