@@ -2,9 +2,10 @@
 // unicode, deep nesting, long strings, odd query strings and paths. Each
 // request must also answer promptly, and the daemon must keep working.
 import { describe, expect, it } from 'vitest';
-import { api, createCheck, useDaemon, v3 } from './support.js';
+import { api, createCheck } from '../helpers/http.js';
+import { useApiDaemon, v3 } from './support.js';
 
-const env = useDaemon();
+const env = useApiDaemon();
 
 const FIELDS = [
   'name', 'slug', 'tags', 'desc', 'timeout', 'grace', 'schedule', 'tz', 'manual_resume', 'methods',
@@ -42,7 +43,7 @@ async function expectNo5xx(r: { status: number; text: string }, what: string) {
 
 describe('fuzz: no 5xx', () => {
   it('every field × odd JSON values on create, update and pause', async () => {
-    const c = await createCheck(env, { name: 'fuzz-target' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'fuzz-target' });
     for (const field of FIELDS) {
       for (const value of VALUES) {
         const raw = `{"${field}": ${value}}`;
@@ -132,7 +133,7 @@ describe('fuzz: no 5xx', () => {
   });
 
   it('odd query strings', async () => {
-    const c = await createCheck(env, { tags: 'a b' });
+    const c = await createCheck(env.url, env.p.apiKey, { tags: 'a b' });
     const queries = [
       '?tag[]=a', '?tag[a]=b', '?slug[]=x', '?slug[a]=b', '?tag=%ff', '?tag=%', '?slug=%E0%A4%A', '?__proto__=1',
       '?constructor=1', '?tag=' + 'a'.repeat(10000), '?' + 'tag=a&'.repeat(500), '?tag=a&tag[]=b', '?=', '?&&&', '?tag',
@@ -172,7 +173,7 @@ describe('fuzz: no 5xx', () => {
   });
 
   it('concurrent mixed operations on the same checks never give a 5xx', async () => {
-    const checks = await Promise.all(Array.from({ length: 3 }, () => createCheck(env, { tags: 'race' })));
+    const checks = await Promise.all(Array.from({ length: 3 }, () => createCheck(env.url, env.p.apiKey, { tags: 'race' })));
     const ops = (uuid: string): Array<() => Promise<{ status: number; text: string }>> => [
       () => api(env.url, v3(`/checks/${uuid}`), { key: env.p.apiKey, body: { name: 'r', schedule: '*/5 * * * *' } }),
       () => api(env.url, v3(`/checks/${uuid}`), { key: env.p.apiKey, body: { timeout: 60, channels: '' } }),
@@ -197,7 +198,7 @@ describe('fuzz: no 5xx', () => {
 
   it('the daemon still works afterwards', async () => {
     expect((await api(env.url, v3('/status/'))).text).toBe('OK');
-    const c = await createCheck(env, { name: 'after' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'after' });
     expect((await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey })).json.name).toBe('after');
   });
 });

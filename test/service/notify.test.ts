@@ -8,33 +8,22 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { CHECKD_BIN, tempDir } from '../helpers/daemon.js';
-import {
-  ENV_EXAMPLE_PATH,
-  freePort,
-  parseEnvFile,
-  readUnit,
-  splitWords,
-  startNotifyListener,
-  unitEnvironment,
-  type NotifyListener,
-} from './support.js';
-import { useCleanups } from '../helpers/store.js';
-
-const cleanups = useCleanups();
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { freePort } from '../helpers/http.js';
+import { CHECKD_BIN } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
+import { ENV_EXAMPLE_PATH, parseEnvFile, readUnit, splitWords, startNotifyListener, unitEnvironment, type NotifyListener } from './support.js';
 
 describe('Type=notify', () => {
   it('sends READY=1 only when HTTP and the gRPC socket answer, and STOPPING=1 on SIGTERM', async () => {
     const unit = readUnit();
     const tmp = tempDir('checkd-notify-');
-    cleanups.push(() => tmp.cleanup());
 
     // The directories systemd creates for the unit, in the temp dir.
     const stateName = unit.get('Service', 'StateDirectory')!;
     const runtimeName = unit.get('Service', 'RuntimeDirectory')!;
-    const stateDir = join(tmp.path, 'state', stateName);
-    const runtimeDir = join(tmp.path, 'run', runtimeName);
+    const stateDir = join(tmp, 'state', stateName);
+    const runtimeDir = join(tmp, 'run', runtimeName);
     mkdirSync(stateDir, { recursive: true, mode: Number.parseInt(unit.get('Service', 'StateDirectoryMode') ?? '0755', 8) });
     mkdirSync(runtimeDir, { recursive: true, mode: Number.parseInt(unit.get('Service', 'RuntimeDirectoryMode') ?? '0755', 8) });
     const adapt = (value: string) =>
@@ -49,9 +38,8 @@ describe('Type=notify', () => {
     expect(env.CHECKD_GRPC_LISTEN).toMatch(/^unix:\//);
     const grpcSocket = env.CHECKD_GRPC_LISTEN!.slice('unix:'.length);
 
-    const notifySocket = join(tmp.path, 'notify.sock');
+    const notifySocket = join(tmp, 'notify.sock');
     const listener: NotifyListener = await startNotifyListener(notifySocket, httpPort, grpcSocket);
-    cleanups.push(() => listener.close());
 
     // ExecStart=/usr/bin/node <node options> /opt/checkd/dist/daemon/cli.js serve: this node, the build.
     const exec = splitWords(unit.get('Service', 'ExecStart')!);
@@ -70,13 +58,11 @@ describe('Type=notify', () => {
     let stdout = '';
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    cleanups.push(async () => {
-      if (proc.exitCode === null && proc.signalCode === null) {
-        proc.kill('SIGKILL');
-        await once(proc, 'exit');
-      }
-    });
     const exited = once(proc, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    onTestFinished(async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      await exited;
+    });
 
     const ready = await listener.next((m) => m.fields.READY === '1', `READY=1 (stderr: ${stderr})`);
     // At the moment READY=1 arrived, both listeners answered.
