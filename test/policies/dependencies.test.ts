@@ -3,16 +3,12 @@
 // held while its parent is down and released when the parent comes up (or
 // nothing, if it came up first), deleting the parent, and a parent that came
 // up just before a crash.
-import { afterEach, describe, expect, it } from 'vitest';
-import { Store } from '../../daemon/store/store.js';
+import { describe, expect, it } from 'vitest';
 import { expectedUniqueKey } from '../api/support.js';
-import { api, at, createCheck, deliveries, getCheck, MIN, ping, restart, startPolicyEnv, stopPolicyEnv, T0, type PolicyEnv } from './support.js';
+import { openStore } from '../helpers/store.js';
+import { api, at, createCheck, deliveries, getCheck, MIN, ping, restart, startPolicyEnv, T0, type PolicyEnv } from './support.js';
 
 let env: PolicyEnv | undefined;
-afterEach(async () => {
-  await stopPolicyEnv(env);
-  env = undefined;
-});
 
 const update = (e: PolicyEnv, uuid: string, body: Record<string, unknown>) => api(e.d.url, `/api/v3/checks/${uuid}`, { key: e.p.apiKey, body });
 
@@ -150,7 +146,7 @@ describe('held notifications', () => {
     await ping(env, app.uuid, 'fail');
     await env.d.stop();
     // The parent's recovery committed, and nothing after it (as if the daemon died right then).
-    const store = Store.open(env.dataDir);
+    const store = openStore(env.dataDir);
     await store.transact(() => {
       const parent = store.getCheck(db.uuid)!;
       store.saveCheckInTxn({ ...parent, status: 'up', lastPing: T0 + MIN }, T0 + MIN, 'check.updated');

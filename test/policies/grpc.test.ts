@@ -2,19 +2,11 @@
 // on the wire, 0 or empty when not used), MuteCheck and UnmuteCheck, and
 // the policy events a Watch resumed from a revision sees.
 import * as grpc from '@grpc/grpc-js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connect, keyMetadata, Watcher, type CheckdClient, type CheckMsg } from '../grpc/support.js';
 import { expectedUniqueKey } from '../api/support.js';
-import { at, createCheck, H, MIN, ping, startPolicyEnv, stopPolicyEnv, T0, waitUntil, type PolicyEnv } from './support.js';
-
-let env: PolicyEnv | undefined;
-let client: CheckdClient | undefined;
-afterEach(async () => {
-  client?.close();
-  client = undefined;
-  await stopPolicyEnv(env);
-  env = undefined;
-});
+import { waitFor } from '../helpers/wait.js';
+import { at, createCheck, H, MIN, ping, startPolicyEnv, T0 } from './support.js';
 
 type MuteReq = { id: string; seconds?: number; until_ms?: number };
 
@@ -29,8 +21,8 @@ function getCheck(c: CheckdClient, id: string, key: string): Promise<{ check: Ch
 
 describe('gRPC', () => {
   it('a check that uses no policy carries zeros; one that does, its values; read-only keys see unique_keys', async () => {
-    env = await startPolicyEnv();
-    client = connect(env.d.daemon.grpcAddress);
+    const env = await startPolicyEnv();
+    const client = connect(env.d.daemon.grpcAddress);
     const plain = await createCheck(env, {});
     const db = await createCheck(env, { name: 'db' });
     const app = await createCheck(env, { max_duration: 600, failure_tolerance: 2, depends_on: db.uuid, timeout: 3600, grace: 60 });
@@ -56,8 +48,8 @@ describe('gRPC', () => {
   });
 
   it('MuteCheck (seconds or until_ms) and UnmuteCheck, with a Watch that sees the events', async () => {
-    env = await startPolicyEnv();
-    client = connect(env.d.daemon.grpcAddress);
+    const env = await startPolicyEnv();
+    const client = connect(env.d.daemon.grpcAddress);
     const c = await createCheck(env, { timeout: 3600, grace: 60 });
     await ping(env, c.uuid);
     const from = env.d.daemon.store.revision();
@@ -70,12 +62,15 @@ describe('gRPC', () => {
     expect(unmuted.muted_until_ms).toBe(0);
     await at(env, T0 + MIN);
     const watcher = new Watcher(client, env.p.apiKey, from);
-    await waitUntil(() => watcher.changes.some((e) => e.type === 'EVENT_TYPE_NOTIFICATION_RELEASED'), 10_000);
+    await waitFor(() => watcher.changes.some((e) => e.type === 'EVENT_TYPE_NOTIFICATION_RELEASED'), {
+      timeout: 10_000,
+      what: () => `a released notification; got ${JSON.stringify(watcher.changes.map((e) => e.type))}`,
+    });
     const types = watcher.changes.map((e) => e.type).filter((t) => t !== 'EVENT_TYPE_PING_RECEIVED');
     expect(types).toEqual(['EVENT_TYPE_CHECK_MUTED', 'EVENT_TYPE_CHECK_MUTED', 'EVENT_TYPE_FLIP', 'EVENT_TYPE_CHECK_UNMUTED', 'EVENT_TYPE_NOTIFICATION_RELEASED']);
     const released = watcher.changes.find((e) => e.type === 'EVENT_TYPE_NOTIFICATION_RELEASED')!;
     expect(released.flip).toMatchObject({ new_status: 'down', reason: 'fail' });
-    watcher.call.cancel();
+    watcher.cancel();
 
     const refusals: Array<[MuteReq, string, grpc.status]> = [
       [{ id: c.uuid }, env.p.apiKey, grpc.status.INVALID_ARGUMENT],

@@ -2,15 +2,11 @@
 // invalid, keys), in_maintenance, notifications held while a window covering
 // the check is open and released once when it closes, the window events, a
 // window that closes while the daemon is stopped, and the admin CLI.
-import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/daemon.js';
-import { api, at, createCheck, deliveries, getCheck, H, MIN, ping, restart, startPolicyEnv, stopPolicyEnv, T0, type PolicyEnv } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/child.js';
+import { api, at, createCheck, deliveries, getCheck, H, MIN, ping, restart, startPolicyEnv, T0, type PolicyEnv } from './support.js';
 
 let env: PolicyEnv | undefined;
-afterEach(async () => {
-  await stopPolicyEnv(env);
-  env = undefined;
-});
 
 const addWindow = (e: PolicyEnv, body: Record<string, unknown>, key = e.p.apiKey) => api(e.d.url, '/api/v3/maintenance/', { key, body });
 const windowEvents = (e: PolicyEnv) =>

@@ -2,14 +2,10 @@
 // endpoints (keys, validation, the representation's muted_until), held
 // notifications and the one release at the end (by unmute or by time), and
 // a mute that ends while the daemon is stopped.
-import { afterEach, describe, expect, it } from 'vitest';
-import { api, at, createCheck, deliveries, getCheck, H, MIN, ping, restart, startPolicyEnv, stopPolicyEnv, T0, type PolicyEnv } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { api, at, createCheck, deliveries, getCheck, H, MIN, ping, restart, startPolicyEnv, T0, type PolicyEnv } from './support.js';
 
 let env: PolicyEnv | undefined;
-afterEach(async () => {
-  await stopPolicyEnv(env);
-  env = undefined;
-});
 
 const mute = (e: PolicyEnv, uuid: string, body: unknown, key = e.p.apiKey, version = 3) =>
   api(e.d.url, `/api/v${version}/checks/${uuid}/mute`, { method: 'POST', key, body });

@@ -2,15 +2,11 @@
 // (the admin CLI and the channel list), reminders on its cadence while a
 // check stays down and only on that channel, none while muted, the stop when
 // the check comes up, and one catch-up reminder after a day stopped.
-import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/daemon.js';
-import { api, at, createCheck, deliveries, H, makeChannel, MIN, ping, restart, startPolicyEnv, stopPolicyEnv, T0, webhookValue, type Delivery, type PolicyEnv } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/child.js';
+import { api, at, createCheck, deliveries, H, makeChannel, MIN, ping, restart, startPolicyEnv, T0, webhookValue, type Delivery, type PolicyEnv } from './support.js';
 
 let env: PolicyEnv | undefined;
-afterEach(async () => {
-  await stopPolicyEnv(env);
-  env = undefined;
-});
 
 /** A second channel that repeats every `seconds`, delivering under /hook/repeat. */
 async function repeatingChannel(e: PolicyEnv, seconds: number): Promise<string> {
@@ -120,6 +116,7 @@ describe('admin CLI and API (the built checkd)', () => {
     expect((await list())[1]).toEqual({ id, name: 'pager', kind: 'webhook', repeat_every: 1800 });
     const off = await runCli(['channel', 'update', id, '--repeat-every', '0', ...dir]);
     expect(off.code).toBe(0);
+    expect(off.stdout).toBe(`channel ${id} (webhook, "pager") updated\n(data dir ${env.dataDir})\n`);
     expect((await list())[1]).toEqual({ id, name: 'pager', kind: 'webhook' });
     expect('repeatEvery' in env.d.daemon.store.getChannel(id)!).toBe(false);
     const value = await runCli(['channel', 'update', id, '--value', `${env.rx.url}/y`, ...dir]);
