@@ -32,5 +32,7 @@ export function statusInputsOf(check: CheckMsg): StatusInputs {
     expected: check.expected_ms || null,
     grace: check.grace_s,
     lastStart: check.last_start_ms > 0 ? check.last_start_ms : null,
+    // A run limit of its own (alert-policies §1) replaces grace for a started run.
+    ...(check.max_duration_s ? { runLimit: check.max_duration_s } : {}),
   };
 }
