@@ -18,8 +18,7 @@ export function dependencyError(store: Store, check: CheckRecord): string | null
 
 /** Inside a transaction: the checks of `deleted`'s project that depended on it depend on nothing now. */
 export function clearDependentsInTxn(store: Store, deleted: CheckRecord, now: number): void {
-  for (const check of store.listChecks(deleted.projectId)) {
-    if (check.dependsOn !== deleted.uuid) continue;
+  for (const check of store.checksWith(deleted.projectId, 'dependsOn', deleted.uuid)) {
     const next: CheckRecord = { ...check };
     delete next.dependsOn;
     store.saveCheckInTxn(next, now, 'check.updated');

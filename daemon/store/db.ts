@@ -131,6 +131,7 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     checksByProject: root.openDB({ name: 'checks_by_project' }),
     checksBySlug: root.openDB({ name: 'checks_by_slug' }),
     checksByName: root.openDB({ name: 'checks_by_name' }),
+    checksByDependsOn: root.openDB({ name: 'checks_by_depends_on' }),
     checkCounts: root.openDB({ name: 'check_counts' }),
     checkEdits: root.openDB({ name: 'check_edits' }),
     uniqueKeys: root.openDB({ name: 'unique_keys' }),

@@ -14,7 +14,7 @@ import type {
 import type { EventLog } from './events.js';
 
 /** Bumped when the on-disk layout changes; migrations.ts upgrades older layouts. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** A journaled ping (journal.ts). */
 export interface JournalEntry {
@@ -56,6 +56,12 @@ export interface Db extends EventLog {
    * Absent only when a data dir from before schema version 4 is opened read-only.
    */
   checksByName: Database<string, [string, string, string]> | undefined;
+  /**
+   * [projectId, depends_on, uuid] → uuid, for the checks that depend on
+   * another: deleting a check finds its dependents without reading the project.
+   * Absent only when a data dir from before schema version 6 is opened read-only.
+   */
+  checksByDependsOn: Database<string, [string, string, string]> | undefined;
   /**
    * projectId → how many checks it has (kept by insert and delete), so the
    * check limit is enforced without counting the project's index.

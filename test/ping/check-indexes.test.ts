@@ -177,6 +177,37 @@ describe('the check indexes of schema versions 3 and 4', () => {
     });
   });
 
+  it('the depends_on index follows a dependency set, moved and cleared, and a version-5 data dir gets it', async () => {
+    const { dir, store, project, add } = await setup();
+    const parent = await add('parent');
+    const other = await add('other');
+    const child = await add('child');
+    const dependents = (s: Store, uuid: string) => uuidsOf(s.checksWith(project.id, 'dependsOn', uuid));
+    await store.transact(() => store.saveCheckInTxn({ ...child, dependsOn: parent.uuid }, T0, 'check.updated'));
+    expect(dependents(store, parent.uuid)).toEqual([child.uuid]);
+    await store.transact(() => store.saveCheckInTxn({ ...store.getCheck(child.uuid)!, dependsOn: other.uuid }, T0, 'check.updated'));
+    expect(dependents(store, parent.uuid)).toEqual([]);
+    expect(dependents(store, other.uuid)).toEqual([child.uuid]);
+    // Checks without a dependency are not in it.
+    expect([...environmentOf(store).checksByDependsOn!.getKeys()]).toHaveLength(1);
+
+    await environmentOf(store).checksByDependsOn!.drop();
+    await environmentOf(store).meta.put('schemaVersion', 5);
+    await store.close();
+    await reopened(dir, { readOnly: true }, (reader) => {
+      expect(environmentOf(reader).checksByDependsOn).toBeUndefined();
+      expect(dependents(reader, other.uuid)).toEqual([child.uuid]);
+    });
+    await reopened(dir, {}, async (writer) => {
+      expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
+      expect([...environmentOf(writer).checksByDependsOn!.getKeys()].map((k) => k[1])).toEqual([other.uuid]);
+      await writer.transact(() => writer.saveCheckInTxn({ ...writer.getCheck(child.uuid)!, dependsOn: undefined }, T0, 'check.updated'));
+      expect(dependents(writer, other.uuid)).toEqual([]);
+      // Nothing else of version 5 was rebuilt.
+      expect(indexKeys(writer).map((k) => k[1]).sort()).toEqual(['child', 'other', 'parent']);
+    });
+  });
+
   it('converting a data dir that already has them (version set back) counts each check once', async () => {
     const { dir, store, project, add } = await setup();
     await add('one');
