@@ -49,3 +49,15 @@ export async function sdNotify(state: string, logger: Logger, env: NodeJS.Proces
     });
   });
 }
+
+/**
+ * The interval of the unit's watchdog (WatchdogSec=) in milliseconds, or null
+ * when there is none for this process: systemd sets WATCHDOG_USEC, and
+ * WATCHDOG_PID when the watchdog is meant for one process (sd_watchdog_enabled(3)).
+ */
+export function watchdogIntervalMs(env: NodeJS.ProcessEnv = process.env): number | null {
+  const usec = Number(env.WATCHDOG_USEC);
+  if (!env.WATCHDOG_USEC || !Number.isSafeInteger(usec) || usec <= 0) return null;
+  if (env.WATCHDOG_PID && Number(env.WATCHDOG_PID) !== process.pid) return null;
+  return usec / 1000;
+}

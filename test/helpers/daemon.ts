@@ -61,6 +61,9 @@ export async function startInProcess(
     smtpMessageLimit?: number;
     /** Where the daemon logs; silent by default. */
     logger?: Logger;
+    /** --heartbeat-url, and how often it is pinged (default a minute). */
+    heartbeatUrl?: string;
+    heartbeatEveryMs?: number;
   } = {},
 ): Promise<InProcessDaemon> {
   const dataDir = opts.dataDir ?? tempDir().path;
@@ -77,6 +80,8 @@ export async function startInProcess(
     smtpListen: opts.smtpListen ?? null,
     pingEmailDomain: opts.pingEmailDomain ?? null,
     smtpMessageLimit: opts.smtpMessageLimit ?? Number(DEFAULTS.smtpMessageLimit),
+    heartbeatUrl: opts.heartbeatUrl ?? null,
+    heartbeatEveryMs: opts.heartbeatEveryMs,
     notify: { ...NOTIFY_DEFAULTS, ...opts.notify },
   };
   const clock = opts.clock ?? systemClock;

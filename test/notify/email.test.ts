@@ -36,6 +36,7 @@ async function start(notify: Partial<NotifyConfig>): Promise<{ d: InProcessDaemo
       smtpListen: null,
       pingEmailDomain: null,
       smtpMessageLimit: Number(DEFAULTS.smtpMessageLimit),
+      heartbeatUrl: null,
       notify: { ...NOTIFY_DEFAULTS, retryBaseMs: 50, retryMaxDelayMs: 100, timeoutMs: 5000, ...notify },
     },
     createLogger('debug', sink),

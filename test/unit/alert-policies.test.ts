@@ -255,6 +255,7 @@ describe('§6 what notifications say', () => {
     projectName: 'ops',
     checkJson: '{}',
     test: false,
+    deliveryId: '5b0c5f5e-6f1a-4c2d-9e3b-7a8d9c0b1e2f',
   });
 
   it('the cause of a down: run-time limit, or the failures a tolerance held back', () => {
