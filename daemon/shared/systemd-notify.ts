@@ -1,8 +1,8 @@
 // sd_notify(3) for Type=notify units. Node has no AF_UNIX datagram socket, so
 // the message goes through the unix-dgram addon (sent from the daemon's own
-// PID: no race, works with NotifyAccess=main). If the addon could not be built
-// on this machine, fall back to the systemd-notify tool, which the unit allows
-// with NotifyAccess=all.
+// PID: no race, works with the unit's NotifyAccess=main). If the addon could
+// not be built on this machine, fall back to the systemd-notify tool, a child
+// process, which needs NotifyAccess=all (install.sh adds that drop-in then).
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { Logger } from './log.js';

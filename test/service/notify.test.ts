@@ -109,6 +109,8 @@ describe('Type=notify', () => {
     expect(ready.fields.STATUS).toContain(`http=127.0.0.1:${httpPort}`);
     // Nothing claimed readiness earlier.
     expect(listener.messages.indexOf(ready)).toBe(listener.messages.findIndex((m) => 'READY' in m.fields));
+    // From the main process itself, as the unit's NotifyAccess=main requires.
+    expect(ready.pid).toBe(proc.pid);
     expect(stdout()).toMatch(/^checkd ready http=127\.0\.0\.1:\d+ grpc=unix:/m);
     expect(ready.at - started).toBeLessThan(15_000);
 
@@ -122,6 +124,7 @@ describe('Type=notify', () => {
     proc.kill('SIGTERM');
     const stopping = await listener.next((m) => m.fields.STOPPING === '1', `STOPPING=1 (stderr: ${stderr()})`);
     expect(stopping.at).toBeGreaterThan(ready.at);
+    expect(stopping.pid).toBe(proc.pid);
     const [code, signal] = await exited;
     expect({ code, signal }, stderr()).toEqual({ code: 0, signal: null });
   });
