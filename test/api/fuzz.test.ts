@@ -3,9 +3,10 @@
 // request must also answer promptly, and the daemon must keep working.
 import { describe, expect, it } from 'vitest';
 import { badgeSignature } from '../../daemon/domain/badges.js';
-import { api, createCheck, useDaemon, v3 } from './support.js';
+import { api, createCheck } from '../helpers/http.js';
+import { useApiDaemon, v3 } from './support.js';
 
-const env = useDaemon();
+const env = useApiDaemon();
 
 const FIELDS = [
   'name', 'slug', 'tags', 'desc', 'timeout', 'grace', 'schedule', 'tz', 'manual_resume', 'methods',
@@ -43,7 +44,7 @@ async function expectNo5xx(r: { status: number; text: string }, what: string) {
 
 describe('fuzz: no 5xx', () => {
   it('every field × odd JSON values on create, update and pause', async () => {
-    const c = await createCheck(env, { name: 'fuzz-target' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'fuzz-target' });
     for (const field of FIELDS) {
       for (const value of VALUES) {
         const raw = `{"${field}": ${value}}`;
@@ -133,7 +134,7 @@ describe('fuzz: no 5xx', () => {
   });
 
   it('odd query strings', async () => {
-    const c = await createCheck(env, { tags: 'a b' });
+    const c = await createCheck(env.url, env.p.apiKey, { tags: 'a b' });
     const queries = [
       '?tag[]=a', '?tag[a]=b', '?slug[]=x', '?slug[a]=b', '?tag=%ff', '?tag=%', '?slug=%E0%A4%A', '?__proto__=1',
       '?constructor=1', '?tag=' + 'a'.repeat(10000), '?' + 'tag=a&'.repeat(500), '?tag=a&tag[]=b', '?=', '?&&&', '?tag',
@@ -173,7 +174,7 @@ describe('fuzz: no 5xx', () => {
   });
 
   it('concurrent mixed operations on the same checks never give a 5xx', async () => {
-    const checks = await Promise.all(Array.from({ length: 3 }, () => createCheck(env, { tags: 'race' })));
+    const checks = await Promise.all(Array.from({ length: 3 }, () => createCheck(env.url, env.p.apiKey, { tags: 'race' })));
     const ops = (uuid: string): Array<() => Promise<{ status: number; text: string }>> => [
       () => api(env.url, v3(`/checks/${uuid}`), { key: env.p.apiKey, body: { name: 'r', schedule: '*/5 * * * *' } }),
       () => api(env.url, v3(`/checks/${uuid}`), { key: env.p.apiKey, body: { timeout: 60, channels: '' } }),
@@ -200,7 +201,7 @@ describe('fuzz: no 5xx', () => {
     // 100/101: the API's limit on a slug or name; 1938+: LMDB's key size (1978 bytes)
     // with the project's id around it; 4093+: lmdb-js's read buffer for a lookup.
     const lengths = [100, 101, 1937, 1938, 1979, 4092, 4093, 8000];
-    const c = await createCheck(env, { name: 'long-keys', slug: 'long-keys' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'long-keys', slug: 'long-keys' });
     const secret = env.d.daemon.store.currentBadgeSecret()!;
     const { project } = env.d.daemon.store.authenticate(env.p.apiKey)!;
     const statuses = new Map<number, number>();
@@ -273,7 +274,7 @@ describe('fuzz: no 5xx', () => {
 
   it('the daemon still works afterwards', async () => {
     expect((await api(env.url, v3('/status/'))).text).toBe('OK');
-    const c = await createCheck(env, { name: 'after' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'after' });
     expect((await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey })).json.name).toBe('after');
   });
 });

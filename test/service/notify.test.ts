@@ -10,21 +10,12 @@ import { once } from 'node:events';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHECKD_BIN, tempDir } from '../helpers/daemon.js';
-import {
-  ENV_EXAMPLE_PATH,
-  freePort,
-  parseEnvFile,
-  readUnit,
-  splitWords,
-  startNotifyListener,
-  unitEnvironment,
-  type NotifyListener,
-} from './support.js';
-import { useCleanups } from '../helpers/store.js';
+import { onCleanup } from '../helpers/cleanup.js';
+import { freePort } from '../helpers/http.js';
+import { CHECKD_BIN } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
 import { startHttpReceiver } from '../notify/support.js';
-
-const cleanups = useCleanups();
+import { ENV_EXAMPLE_PATH, parseEnvFile, readUnit, splitWords, startNotifyListener, unitEnvironment, type NotifyListener } from './support.js';
 
 interface AsUnit {
   proc: ChildProcess;
@@ -47,13 +38,12 @@ interface AsUnit {
 async function startAsUnit(extraEnv: Record<string, string> = {}): Promise<AsUnit> {
   const unit = readUnit();
   const tmp = tempDir('checkd-notify-');
-  cleanups.push(() => tmp.cleanup());
 
   // The directories systemd creates for the unit, in the temp dir.
   const stateName = unit.get('Service', 'StateDirectory')!;
   const runtimeName = unit.get('Service', 'RuntimeDirectory')!;
-  const stateDir = join(tmp.path, 'state', stateName);
-  const runtimeDir = join(tmp.path, 'run', runtimeName);
+  const stateDir = join(tmp, 'state', stateName);
+  const runtimeDir = join(tmp, 'run', runtimeName);
   mkdirSync(stateDir, { recursive: true, mode: Number.parseInt(unit.get('Service', 'StateDirectoryMode') ?? '0755', 8) });
   mkdirSync(runtimeDir, { recursive: true, mode: Number.parseInt(unit.get('Service', 'RuntimeDirectoryMode') ?? '0755', 8) });
   const adapt = (value: string) =>
@@ -68,9 +58,8 @@ async function startAsUnit(extraEnv: Record<string, string> = {}): Promise<AsUni
   expect(env.CHECKD_GRPC_LISTEN).toMatch(/^unix:\//);
   const grpcSocket = env.CHECKD_GRPC_LISTEN!.slice('unix:'.length);
 
-  const notifySocket = join(tmp.path, 'notify.sock');
+  const notifySocket = join(tmp, 'notify.sock');
   const listener: NotifyListener = await startNotifyListener(notifySocket, httpPort, grpcSocket);
-  cleanups.push(() => listener.close());
 
   // ExecStart=/usr/bin/node <node options> /opt/checkd/dist/daemon/cli.js serve: this node, the build.
   const exec = splitWords(unit.get('Service', 'ExecStart')!);
@@ -89,13 +78,11 @@ async function startAsUnit(extraEnv: Record<string, string> = {}): Promise<AsUni
   let stdout = '';
   proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  cleanups.push(async () => {
-    if (proc.exitCode === null && proc.signalCode === null) {
-      proc.kill('SIGKILL');
-      await once(proc, 'exit');
-    }
-  });
   const exited = once(proc, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  onCleanup(async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    await exited;
+  });
   return { proc, listener, httpPort, grpcSocket, stateDir, started, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
@@ -136,7 +123,6 @@ describe('Type=notify', () => {
     expect(unitWatchdog).toMatch(/^\d+s$/);
     expect(Number.parseInt(unitWatchdog!, 10)).toBeGreaterThanOrEqual(30);
     const rx = await startHttpReceiver();
-    cleanups.push(() => rx.close());
     const { proc, listener, stderr, exited } = await startAsUnit({ WATCHDOG_USEC: '2000000', CHECKD_HEARTBEAT_URL: `${rx.url}/ping/heartbeat` });
     const ready = await listener.next((m) => m.fields.READY === '1', `READY=1 (stderr: ${stderr()})`);
     await new Promise((r) => setTimeout(r, 3000));

@@ -5,47 +5,48 @@
 // both stop, though the process and its timers carry on; once the lock is
 // released they resume. A real daemon in this process, a real receiver and a
 // real datagram socket.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, createCheck, ManualClock, ping, REPO_ROOT, startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../daemon/shared/clock.js';
+import { onCleanup, setupSuite } from '../helpers/cleanup.js';
+import { api, createCheck, ping } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 import { startHttpReceiver, type HttpReceiver } from '../notify/support.js';
-import { startNotifyListener, waitFor, type NotifyListener } from './support.js';
+import { startNotifyListener, type NotifyListener } from './support.js';
 
 const HEARTBEAT_MS = 300;
 const WATCHDOG_USEC = 800_000;
 
-const tmp = tempDir('checkd-self-watch-');
 const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0));
 let rx: HttpReceiver;
 let listener: NotifyListener;
 let d: InProcessDaemon;
 let p: TestProject;
-const savedEnv = { NOTIFY_SOCKET: process.env.NOTIFY_SOCKET, WATCHDOG_USEC: process.env.WATCHDOG_USEC, WATCHDOG_PID: process.env.WATCHDOG_PID };
 
-beforeAll(async () => {
+setupSuite(async () => {
+  const tmp = tempDir('checkd-self-watch-');
   rx = await startHttpReceiver();
-  const socket = join(tmp.path, 'notify.sock');
-  listener = await startNotifyListener(socket, 1, join(tmp.path, 'none.sock'));
-  // What systemd sets for a unit with WatchdogSec=0.8s.
+  const socket = join(tmp, 'notify.sock');
+  listener = await startNotifyListener(socket, 1, join(tmp, 'none.sock'));
+  // What systemd sets for a unit with WatchdogSec=0.8s; the runner's own values come back after the suite.
+  const savedEnv = { NOTIFY_SOCKET: process.env.NOTIFY_SOCKET, WATCHDOG_USEC: process.env.WATCHDOG_USEC, WATCHDOG_PID: process.env.WATCHDOG_PID };
+  onCleanup(() => {
+    for (const [k, v] of Object.entries(savedEnv)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
   process.env.NOTIFY_SOCKET = socket;
   process.env.WATCHDOG_USEC = String(WATCHDOG_USEC);
   process.env.WATCHDOG_PID = String(process.pid);
-  d = await startInProcess({ clock, dataDir: join(tmp.path, 'data'), heartbeatUrl: `${rx.url}/hb/self`, heartbeatEveryMs: HEARTBEAT_MS });
+  d = await startInProcess({ clock, dataDir: join(tmp, 'data'), heartbeatUrl: `${rx.url}/hb/self`, heartbeatEveryMs: HEARTBEAT_MS });
   p = await d.createProject();
-});
-
-afterAll(async () => {
-  await d?.stop();
-  for (const [k, v] of Object.entries(savedEnv)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  await listener?.close();
-  await rx?.close();
-  tmp.cleanup();
 });
 
 const watchdogs = () => listener.messages.filter((m) => m.fields.WATCHDOG === '1');
@@ -61,9 +62,10 @@ function cadence(times: number[], since: number): { n: number; maxGap: number } 
 
 /**
  * A process that takes LMDB's write lock on `dataDir` and holds it until
- * killed: every write transaction of the daemon waits behind it.
+ * released (or the test finishes): every write transaction of the daemon
+ * waits behind it.
  */
-async function holdWriteLock(dataDir: string): Promise<ChildProcess> {
+async function holdWriteLock(dataDir: string): Promise<{ release(): Promise<void> }> {
   const script = `
     import { open } from 'lmdb';
     const root = open({ path: ${JSON.stringify(dataDir)}, noSubdir: false, maxDbs: 32 });
@@ -72,12 +74,18 @@ async function holdWriteLock(dataDir: string): Promise<ChildProcess> {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);
     });`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout! });
+  const exited = once(child, 'exit');
+  const release = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
+  onCleanup(release);
+  const lines = createInterface({ input: child.stdout });
   await new Promise<void>((resolve, reject) => {
     lines.on('line', (l) => l === 'locked' && resolve());
     child.once('exit', (code) => reject(new Error(`lock holder exited with ${code}`)));
   });
-  return child;
+  return { release };
 }
 
 describe('heartbeat and watchdog from the monitor loop', () => {
@@ -108,27 +116,23 @@ describe('heartbeat and watchdog from the monitor loop', () => {
     const c = await createCheck(d.url, p.apiKey, { timeout: 60, grace: 60 });
     await ping(d.url, c.uuid);
     const lock = await holdWriteLock(d.dataDir);
-    try {
-      // The deadline passes: the monitor's next pass must write the flip, and waits for the lock.
-      clock.advance(121_000);
-      void d.daemon.monitor.poke();
-      await new Promise((r) => setTimeout(r, 2 * HEARTBEAT_MS));
-      const [hbBefore, wdBefore] = [heartbeats().length, watchdogs().length];
-      await new Promise((r) => setTimeout(r, 2000));
-      // At most one that was already on its way.
-      expect(heartbeats().length - hbBefore).toBeLessThanOrEqual(1);
-      expect(watchdogs().length - wdBefore).toBeLessThanOrEqual(1);
-      // The process itself is fine: it answers reads. The flip is not written yet.
-      const flips = await api(d.url, `/api/v3/checks/${c.uuid}/flips/`, { key: p.apiKey });
-      expect(flips.status).toBe(200);
-      expect(flips.json.map((f: any) => f.up)).not.toContain(0);
-    } finally {
-      lock.kill('SIGKILL');
-      await once(lock, 'exit');
-    }
+    // The deadline passes: the monitor's next pass must write the flip, and waits for the lock.
+    clock.advance(121_000);
+    void d.daemon.monitor.poke();
+    await new Promise((r) => setTimeout(r, 2 * HEARTBEAT_MS));
+    const [hbBefore, wdBefore] = [heartbeats().length, watchdogs().length];
+    await new Promise((r) => setTimeout(r, 2000));
+    // At most one that was already on its way.
+    expect(heartbeats().length - hbBefore).toBeLessThanOrEqual(1);
+    expect(watchdogs().length - wdBefore).toBeLessThanOrEqual(1);
+    // The process itself is fine: it answers reads. The flip is not written yet.
+    const flips = await api(d.url, `/api/v3/checks/${c.uuid}/flips/`, { key: p.apiKey });
+    expect(flips.status).toBe(200);
+    expect(flips.json.map((f: any) => f.up)).not.toContain(0);
+    await lock.release();
     // The pass commits, the check is down, and both signs of life come back.
-    await waitFor(async () => (await api(d.url, `/api/v3/checks/${c.uuid}/flips/`, { key: p.apiKey })).json.some((f: any) => f.up === 0) || undefined, 'the flip');
+    await waitFor(async () => (await api(d.url, `/api/v3/checks/${c.uuid}/flips/`, { key: p.apiKey })).json.some((f: any) => f.up === 0), { what: 'the flip' });
     const [hbAfter, wdAfter] = [heartbeats().length, watchdogs().length];
-    await waitFor(() => (heartbeats().length >= hbAfter + 2 && watchdogs().length >= wdAfter + 2) || undefined, 'heartbeats and WATCHDOG=1 again', 5000);
+    await waitFor(() => heartbeats().length >= hbAfter + 2 && watchdogs().length >= wdAfter + 2, { what: 'heartbeats and WATCHDOG=1 again', timeout: 5000 });
   });
 });

@@ -1,13 +1,14 @@
 // Shared pieces of the "run it as a service" suite: the unit file parsed the
 // way the tests need it, required system tools, a fake NOTIFY_SOCKET (python3),
-// free ports, Prometheus text parsing. Not a test file.
+// Prometheus text parsing. Not a test file.
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { REPO_ROOT } from '../helpers/daemon.js';
-export { freePort } from '../helpers/daemon.js';
+import { onCleanup } from '../helpers/cleanup.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { waitFor } from '../helpers/wait.js';
 
 export const UNIT_PATH = join(REPO_ROOT, 'systemd/checkd.service');
 export const ENV_EXAMPLE_PATH = join(REPO_ROOT, 'systemd/checkd.env.example');
@@ -91,16 +92,6 @@ export function parseEnvFile(text: string): { active: Record<string, string>; co
 }
 
 
-export async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== (false as unknown)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 // ---- a fake $NOTIFY_SOCKET -----------------------------------------------------
 
 /**
@@ -167,13 +158,18 @@ export interface NotifyMessage {
 export interface NotifyListener {
   messages: NotifyMessage[];
   next(pred: (m: NotifyMessage) => boolean, what: string, timeoutMs?: number): Promise<NotifyMessage>;
-  close(): Promise<void>;
 }
 
+/** The listener as a child process, killed at cleanup. */
 export async function startNotifyListener(socketPath: string, httpPort: number, grpcSocket: string): Promise<NotifyListener> {
   const python = requireTool('python3', 'python3');
   const proc: ChildProcessWithoutNullStreams = spawn(python, ['-c', LISTENER_PY, socketPath, String(httpPort), grpcSocket], {
     stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const exited = once(proc, 'exit');
+  onCleanup(async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    await exited;
   });
   let stderr = '';
   proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -184,16 +180,12 @@ export async function startNotifyListener(socketPath: string, httpPort: number, 
     if (doc.event === 'listening') listening = true;
     else messages.push({ raw: doc.raw, fields: doc.fields, probe: doc.probe, pid: doc.pid, at: performance.now() });
   });
-  await waitFor(() => listening || (proc.exitCode !== null ? Promise.reject(new Error(`listener died: ${stderr}`)) : undefined), 'the notify listener');
+  await waitFor(() => listening || (proc.exitCode !== null ? Promise.reject(new Error(`listener died: ${stderr}`)) : undefined), {
+    what: 'the notify listener',
+  });
   return {
     messages,
-    next: (pred, what, timeoutMs = 15_000) => waitFor(() => messages.find(pred), what, timeoutMs),
-    async close() {
-      if (proc.exitCode === null) {
-        proc.kill('SIGKILL');
-        await once(proc, 'exit');
-      }
-    },
+    next: (pred, what, timeoutMs = 15_000) => waitFor(() => messages.find(pred), { what, timeout: timeoutMs }),
   };
 }
 

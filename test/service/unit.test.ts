@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCli } from '../helpers/daemon.js';
+import { runCli } from '../helpers/child.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { SERVE_NODE_FLAGS } from '../../daemon/shared/node-flags.js';
 import { ENV_EXAMPLE_PATH, INSTALL_SH, parseEnvFile, readUnit, requireTool, splitWords, UNIT_PATH } from './support.js';
 

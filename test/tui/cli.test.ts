@@ -3,33 +3,32 @@
 // terminal. (The running TUI is tested in tmux: e2e-tmux.test.ts.)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECKTOP_BIN, freePort, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { childEnv } from '../helpers/child.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { freePort } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
+import { CHECKTOP_BIN } from '../helpers/paths.js';
 import { assertFreshBuild } from './built.js';
 
 async function checktop(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; ms: number }> {
   const t0 = Date.now();
-  const base = { ...process.env };
-  delete base.CHECKD_API_KEY;
-  delete base.CHECKD_GRPC;
-  const proc = spawn(process.execPath, [CHECKTOP_BIN, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [CHECKTOP_BIN, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const [code] = await once(proc, 'exit');
   return { code: code as number | null, stderr, ms: Date.now() - t0 };
 }
 
-
 describe('checktop start-up errors', () => {
   let d: InProcessDaemon;
   let p: TestProject;
 
-  beforeAll(async () => {
+  setupSuite(async () => {
     assertFreshBuild();
     d = await startInProcess();
     p = await d.createProject({ name: 'cli' });
   });
-  afterAll(() => d.stop());
 
   it('no key: exit 2', async () => {
     const r = await checktop(['--grpc', d.daemon.grpcAddress]);

@@ -1,19 +1,16 @@
 // key-size.ts against a real LMDB environment: every key it lets through is
 // stored and read back, and the keys LMDB refuses are the ones it stops.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { open, type RootDatabase } from 'lmdb';
 import { keyFits, MAX_KEY_BYTES } from '../../daemon/store/key-size.js';
-import { tempDir } from '../helpers/daemon.js';
+import { onCleanup, setupSuite } from '../helpers/cleanup.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = tempDir('checkd-key-size-');
 let root: RootDatabase;
 
-beforeAll(() => {
-  root = open({ path: dir.path, noSubdir: false });
-});
-afterAll(async () => {
-  await root.close();
-  dir.cleanup();
+setupSuite(() => {
+  root = open({ path: tempDir('checkd-key-size-'), noSubdir: false });
+  onCleanup(() => root.close());
 });
 
 /** Whether LMDB takes `key` for a put (and a get). */
