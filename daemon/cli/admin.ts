@@ -7,6 +7,8 @@ import { systemClock } from '../shared/clock.js';
 import { validateChannel } from '../domain/channel-kinds.js';
 import { API_KEY_LENGTH } from '../domain/ids.js';
 import { parseCount } from '../domain/text-values.js';
+import type { ChannelRecord } from '../domain/types.js';
+import { parseRepeatEvery } from '../domain/policy-input.js';
 
 export class UsageError extends Error {}
 
@@ -32,6 +34,19 @@ export function countArgument(value: string, what: string, min: number, max: num
 
 function noProject(id: string): UsageError {
   return new UsageError(`no project with id "${id}" (see: checkd project list)`);
+}
+
+/**
+ * The channel fields of `channel create --repeat-every` (none when absent or
+ * 0), checked before anything is written. It takes the command's options
+ * whole: the flag is the one of them only the alert policies read.
+ */
+function repeatEveryOption(opts: object): Pick<ChannelRecord, 'repeatEvery'> {
+  const { repeatEvery } = opts as { repeatEvery?: string };
+  if (repeatEvery === undefined) return {};
+  const parsed = parseRepeatEvery(repeatEvery);
+  if (!parsed.ok) throw new UsageError(parsed.error);
+  return parsed.seconds === 0 ? {} : { repeatEvery: parsed.seconds };
 }
 
 export function requireProject(store: Store, id: string) {
@@ -178,7 +193,7 @@ export async function channelCreate(
   try {
     const project = requireProject(store, opts.project);
     const channel = await store.createChannel(
-      { projectId: project.id, kind: opts.kind, name, value: checked.value },
+      { projectId: project.id, kind: opts.kind, name, value: checked.value, ...repeatEveryOption(opts) },
       systemClock.now(),
     );
     out.print(

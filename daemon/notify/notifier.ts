@@ -14,6 +14,7 @@ import { deliveryIdOf, newUuid } from '../domain/ids.js';
 import type { StoredEvent } from '../store/events.js';
 import { NotifyStore, type DeliveryJob } from '../store/notify.js';
 import { decodeBody, type Notification } from './message.js';
+import { policyJobs, tellsOfFlip } from './policy-jobs.js';
 import { deliver, type DeliveryResult } from './transports.js';
 import type { Store } from '../store/store.js';
 import type { ChannelRecord, CheckRecord, LastPingInfo } from '../domain/types.js';
@@ -30,7 +31,7 @@ const CURSOR_SAVE_MS = 30_000;
 const STOP_GRACE_MS = 1000;
 
 function isNotifiable(ev: StoredEvent): boolean {
-  return ev.type === 'flip' && ev.flip !== undefined && ev.check !== undefined && notifyEvent(ev.flip) !== null;
+  return tellsOfFlip(ev) && ev.flip !== undefined && ev.check !== undefined && notifyEvent(ev.flip) !== null;
 }
 
 /** The last ping at or before `at` (notifications.md §1), from the check's ping log. */
@@ -61,6 +62,7 @@ export function jobNotification(store: Store, job: DeliveryJob, current: CheckRe
     flip: job.flip,
     lastPing: job.lastPing,
     downtimeMs: job.downtimeMs,
+    policy: job.policy,
     projectName: store.getProject(job.projectId)?.name ?? '',
     checkJson: checkJson(current, now, baseUrl),
     test: false,
@@ -203,7 +205,7 @@ export class Notifier {
       const batch = this.store.eventsAfter(this.memCursor, SCAN_BATCH);
       if (batch.length === 0) return;
       if (batch.some(isNotifiable)) {
-        const made = await this.ns.advance(batch, (ev) => this.select(ev));
+        const made = await this.ns.advance(batch, (ev) => policyJobs(this.store, ev, this.select(ev)));
         if (made > 0) this.logger.debug({ jobs: made }, 'notifier: deliveries queued');
       }
       this.memCursor = batch[batch.length - 1]!.rev;

@@ -6,6 +6,7 @@ import { classifyEmailPing, type EmailContent } from '../domain/email-ping.js';
 import { applySignal } from '../domain/status.js';
 import { newCheck, validateCheckInput } from '../domain/check-input.js';
 import { newUuid } from '../domain/ids.js';
+import { decideFlip } from './holds.js';
 import type { Clock } from '../shared/clock.js';
 import type { CheckRecord, PingKind, PingRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
@@ -111,11 +112,14 @@ export class PingService {
       }
       // A flip is written with the check, so flips and checks stay in step.
       this.store.applyJournalInTxn();
+      // Told now, or held by a mute, a maintenance window or a dependency (alert-policies).
+      const decided = decideFlip(this.store, check, applied.check, applied.flip, now);
+      event.check = decided.check;
       const project = this.store.getProject(check.projectId);
-      this.store.insertPingInTxn(applied.check, ping, project?.pingLogLimit ?? 100);
+      this.store.insertPingInTxn(decided.check, ping, project?.pingLogLimit ?? 100);
       this.store.appendEventInTxn(event);
-      this.store.putCheckStatusInTxn(applied.check);
-      this.store.insertFlipInTxn(applied.check, applied.flip, now);
+      this.store.putCheckStatusInTxn(decided.check);
+      this.store.insertFlipInTxn(decided.check, decided.flip, now);
       return 'ok';
     });
   }

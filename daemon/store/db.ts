@@ -141,6 +141,7 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     flips: root.openDB({ name: 'flips', ...records }),
     events: root.openDB({ name: 'events', ...records }),
     journal: root.openDB({ name: 'journal', useVersions: true, ...records }),
+    maintenance: root.openDB({ name: 'maintenance', ...records }),
   };
 }
 

@@ -7,6 +7,7 @@ import type {
   ChannelRecord,
   CheckRecord,
   FlipRecord,
+  MaintenanceWindow,
   PingRecord,
   ProjectRecord,
 } from '../domain/types.js';
@@ -84,6 +85,11 @@ export interface Db extends EventLog {
    * Absent only when a data dir from before schema version 2 is opened read-only.
    */
   journal: Database<JournalEntry, [number, string]> | undefined;
+  /**
+   * window id → maintenance window (alert-policies §4.2). Made empty by any
+   * writable open; absent when a data dir from before it is opened read-only.
+   */
+  maintenance: Database<MaintenanceWindow, string> | undefined;
 }
 
 /**

@@ -23,9 +23,11 @@ import type {
   ChannelRecord,
   CheckRecord,
   FlipRecord,
+  MaintenanceWindow,
   PingRecord,
   ProjectRecord,
 } from '../domain/types.js';
+import { forWriting } from './schema.js';
 
 /** A place in a project's creation order: just after the check created at `createdAt` with `uuid`. */
 export interface ListPosition {
@@ -511,7 +513,7 @@ export class Store {
   // ---- channels -----------------------------------------------------------
 
   async createChannel(
-    input: { projectId: string; kind: string; name: string; value: string },
+    input: Omit<ChannelRecord, 'id' | 'createdAt'>,
     now: number,
   ): Promise<ChannelRecord> {
     const channel: ChannelRecord = { id: newUuid(), createdAt: now, ...input };
@@ -526,11 +528,13 @@ export class Store {
   }
 
   /** Changes a channel's name or value; undefined when there is no such channel. */
-  async updateChannel(id: string, fields: Partial<Pick<ChannelRecord, 'name' | 'value'>>, now: number): Promise<ChannelRecord | undefined> {
+  /** Changes a channel's fields; `repeatEvery: 0` turns its reminders off. */
+  async updateChannel(id: string, fields: Partial<Pick<ChannelRecord, 'name' | 'value' | 'repeatEvery'>>, now: number): Promise<ChannelRecord | undefined> {
     return this.transact(() => {
       const channel = this.getChannel(id);
       if (!channel) return undefined;
       const updated = { ...channel, ...fields };
+      if (updated.repeatEvery === 0) delete updated.repeatEvery;
       this.db.channels.put(id, updated);
       this.append({ at: now, type: 'channel.changed', projectId: channel.projectId, checkUuid: null });
       return updated;
@@ -569,6 +573,37 @@ export class Store {
 
   getChannel(id: string): ChannelRecord | undefined {
     return keyFits(id) ? this.db.channels.get(id) : undefined;
+  }
+
+  // ---- maintenance windows (alert-policies §4.2) ----------------------------
+
+  /** A project's maintenance windows in creation order. */
+  listWindows(projectId: string): MaintenanceWindow[] {
+    return this.allWindows().filter((w) => w.projectId === projectId);
+  }
+
+  /** Every maintenance window (monitor start-up), in creation order. */
+  allWindows(): MaintenanceWindow[] {
+    if (!this.db.maintenance) return [];
+    const out = [...this.db.maintenance.getRange()].map(({ value }) => value);
+    return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  }
+
+  getWindow(id: string): MaintenanceWindow | undefined {
+    return this.db.maintenance?.get(id);
+  }
+
+  /** Inside a write transaction: store a window, or (`removed`) take it away, with its event. */
+  putWindowInTxn(w: MaintenanceWindow, now: number, removed = false): number {
+    const windows = forWriting(this.db.maintenance, 'the maintenance windows');
+    if (removed) windows.remove(w.id);
+    else windows.put(w.id, w);
+    return this.append({ at: now, type: 'window.changed', projectId: w.projectId, checkUuid: null, windowId: w.id });
+  }
+
+  /** Inside a write transaction: a window opened or closed (the monitor saw it happen). */
+  windowEventInTxn(w: MaintenanceWindow, now: number, type: 'window.opened' | 'window.closed'): number {
+    return this.append({ at: now, type, projectId: w.projectId, checkUuid: null, windowId: w.id });
   }
 
   // ---- checks -------------------------------------------------------------
@@ -743,6 +778,17 @@ export class Store {
     let rev = this.append({ at: now, type, projectId: check.projectId, checkUuid: check.uuid, check });
     if (flip) rev = this.insertFlipInTxn(check, flip, now);
     return rev;
+  }
+
+  /** Store a check changed by an alert policy, with the event that tells of it (alert-policies §7). */
+  savePolicyEventInTxn(
+    check: CheckRecord,
+    now: number,
+    type: 'check.muted' | 'check.unmuted' | 'hold.changed' | 'notification.released' | 'reminder.due',
+    extra: Pick<StoredEvent, 'flip' | 'release' | 'reminders'> = {},
+  ): number {
+    this.replaceCheck(check);
+    return this.append({ at: now, type, projectId: check.projectId, checkUuid: check.uuid, check, ...extra });
   }
 
   /**

@@ -94,7 +94,8 @@ describe('checktop in tmux against a child daemon', () => {
     const t0 = Date.now();
     const ping = await fetch(`${daemon.url}/ping/${uuid}`);
     expect(ping.status).toBe(200);
-    await waitForScreen(/up\s+e2e-backup\s+prod db\s+just now\s+in 59m/, 'the ping on screen', 5000);
+    // Up, and counting down to down: timeout 1h + grace 5m.
+    await waitForScreen(/up\s+e2e-backup\s+prod db\s+just now\s+down in 1h 4m/, 'the ping on screen', 5000);
     // The poll interval (50 ms) and tmux itself are in this number; the TUI's part is smaller.
     expect(Date.now() - t0).toBeLessThan(1500);
 

@@ -10,7 +10,7 @@ import { waitFor } from '../helpers/wait.js';
 import { FakeBackend } from './fake-backend.js';
 import { check, T0 } from './fixtures.js';
 
-const MODES: Mode[] = ['list', 'detail', 'search', 'confirm', 'help'];
+const MODES: Mode[] = ['list', 'detail', 'pings', 'flips', 'pager', 'search', 'confirm', 'help'];
 const plain = (s: string | undefined) => (s ?? '').replace(/\x1b\[[0-9;]*m/g, '');
 
 const NO_KEY: Key = {
@@ -62,6 +62,7 @@ describe('the key table', () => {
       Esc: ['', { escape: true, meta: true }],
       Backspace: ['', { delete: true }],
       Space: [' ', {}],
+      Tab: ['\t', { tab: true }],
     };
     for (const b of BINDINGS) {
       for (const name of b.keys) {

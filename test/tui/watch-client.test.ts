@@ -2,10 +2,11 @@
 // snapshot, live events, unary calls, start-up errors, and the two recovery
 // paths: resume after a restart (no flip lost, none twice) and a fresh
 // snapshot when the revision has left the log (OUT_OF_RANGE).
+import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { backoffDelay, WatchClient, type WatchClientOptions, type WatchUpdate } from '../../tui/watch-client.js';
+import { backoffDelay, DEFAULT_BACKOFF, IDLE_TIMEOUT_MS, WatchClient, type WatchClientOptions, type WatchUpdate } from '../../tui/watch-client.js';
 import { initialState, reducer, type TuiState } from '../../tui/state.js';
-import { grpc } from '../../tui/rpc.js';
+import { CHANNEL_OPTIONS, grpc } from '../../tui/rpc.js';
 import type { WatchEventMsg } from '../../tui/wire.js';
 import { runCli } from '../helpers/child.js';
 import { setupSuite } from '../helpers/cleanup.js';
@@ -65,6 +66,16 @@ class Recorder {
 describe('backoff', () => {
   it('doubles from 250 ms and stays at 5 s', () => {
     expect([1, 2, 3, 4, 5, 6, 7, 50].map((n) => backoffDelay(n))).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000, 5000]);
+  });
+
+  it('is what docs/checktop.md says, and so are the dead-link timings', () => {
+    const doc = readFileSync(new URL('../../docs/checktop.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    const m = /exponential backoff \((\d+) ms doubling, at most (\d+) s between attempts\)/.exec(doc);
+    expect(m, 'the backoff sentence in the docs').not.toBeNull();
+    expect({ initialMs: Number(m![1]), maxMs: Number(m![2]) * 1000 }).toEqual(DEFAULT_BACKOFF);
+    const ka = CHANNEL_OPTIONS['grpc.keepalive_time_ms']! + CHANNEL_OPTIONS['grpc.keepalive_timeout_ms']!;
+    expect(doc).toContain(`keepalive pings (about ${ka / 1000} s)`);
+    expect(doc).toContain(`heartbeats (none for ${IDLE_TIMEOUT_MS / 1000} s: reconnect)`);
   });
 });
 
@@ -207,6 +218,7 @@ describe('WatchClient against a real daemon', () => {
     // The daemon goes away; a second one on the same data dir (but another
     // port, out of the client's reach) takes pings meanwhile: two flips the
     // client has not seen.
+    const stoppedAt = Date.now();
     await d.stop();
     await waitFor(() => c.connection.state === 'reconnecting', { what: 'reconnecting' });
     const other = await startInProcess({ dataDir: dir });
@@ -224,6 +236,12 @@ describe('WatchClient against a real daemon', () => {
     expect(c.revision).toBeGreaterThan(before);
     expect(rec.states()).toContain('reconnecting');
     expect(rec.states().at(-1)).toBe('live');
+    // Every failed attempt says since when the link is down: the first failure's time.
+    const since = rec.updates.flatMap((u) => (u.type === 'connection' && u.connection.state === 'reconnecting' ? [u.connection.since] : []));
+    expect(since.length).toBeGreaterThan(0);
+    expect(new Set(since).size).toBe(1);
+    expect(since[0]).toBeGreaterThanOrEqual(stoppedAt);
+    expect(c.connection.since).toBeUndefined();
 
     // And it is live again.
     await ping(d.url, `${uuid}/fail`);
