@@ -3,7 +3,10 @@
 // time comes (the end of a mute: check-step.ts). It flips a check within
 // milliseconds of its deadline while running, and on start-up catches up with
 // every check that went overdue while the daemon was stopped, timestamping the
-// flip with the deadline itself (status-machine §4).
+// flip with the deadline itself (status-machine §4). Its loop runs at least
+// every maxSleepMs, deadlines or not, and each pass that completes is reported
+// (onAlive): that is how checkd tells that it is alive (self-watch.ts).
+import { performance } from 'node:perf_hooks';
 import { DeadlineHeap } from './min-heap.js';
 import { stepCheck, wakeAt } from './check-step.js';
 import { isWindowKey, WindowTracker, type Wake } from './windows.js';
@@ -15,9 +18,16 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 
 /** Re-check at least this often, so a wall-clock jump cannot strand a deadline. */
-const MAX_SLEEP_MS = 30_000;
+export const MAX_SLEEP_MS = 30_000;
 /** Checks evaluated per transaction during a catch-up. */
 const BATCH = 500;
+
+export interface DeadlineMonitorOptions {
+  /** The longest sleep between two passes (MAX_SLEEP_MS unless shorter). */
+  maxSleepMs?: number;
+  /** Called after each pass, and each batch of a long one, that completed without an error. */
+  onAlive?: () => void;
+}
 
 export class DeadlineMonitor {
   private readonly heap = new DeadlineHeap();
@@ -26,6 +36,10 @@ export class DeadlineMonitor {
   private readonly reminding = new Map<string, string>();
   private readonly heldByParent = new HeldByParent();
   private timer: NodeJS.Timeout | null = null;
+  /** When the armed timer fires (performance.now()). */
+  private timerAt = Infinity;
+  private readonly maxSleepMs: number;
+  private readonly onAlive: () => void;
   private running = false;
   private stopped = false;
   private idle: Promise<void> = Promise.resolve();
@@ -34,7 +48,10 @@ export class DeadlineMonitor {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    opts: DeadlineMonitorOptions = {},
   ) {
+    this.maxSleepMs = Math.min(opts.maxSleepMs ?? MAX_SLEEP_MS, MAX_SLEEP_MS);
+    this.onAlive = opts.onAlive ?? (() => {});
     this.windows = new WindowTracker(store);
   }
 
@@ -62,8 +79,6 @@ export class DeadlineMonitor {
   async poke(): Promise<void> {
     if (this.stopped) return;
     await this.idle;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
     this.tick();
     await this.idle;
   }
@@ -114,19 +129,25 @@ export class DeadlineMonitor {
 
   private arm(): void {
     if (this.stopped || this.running) return;
-    if (this.timer) clearTimeout(this.timer);
     const next = this.heap.peek();
-    if (next === null) return;
-    const delay = Math.min(Math.max(next - this.clock.now(), 0), MAX_SLEEP_MS);
+    const delay = Math.min(next === null ? Infinity : Math.max(next - this.clock.now(), 0), this.maxSleepMs);
+    const at = performance.now() + delay;
+    // An earlier wake-up stays: a stream of pings re-arming the timer must not
+    // push the next pass, and the liveness it reports, further and further away.
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
     this.timer = setTimeout(() => this.tick(), delay);
     this.timer.unref();
   }
 
   private tick(): void {
     if (this.stopped || this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     this.running = true;
     this.idle = this.processDue()
-      .catch((err: unknown) => this.logger.error({ err }, 'deadline evaluation failed'))
+      .then(() => this.onAlive(), (err: unknown) => this.logger.error({ err }, 'deadline evaluation failed'))
       .finally(() => {
         this.running = false;
         this.arm();
@@ -155,6 +176,8 @@ export class DeadlineMonitor {
       });
       for (const [id, at] of rearm) this.heap.set(id, at);
       if (this.stopped) return;
+      // A catch-up of many batches is progress too.
+      this.onAlive();
     }
   }
 }

@@ -30,4 +30,6 @@ export interface Notification {
   checkJson: string;
   /** A `checkd channel test` message, not a real flip. */
   test: boolean;
+  /** The same on every attempt of this delivery, restarts included (ids.ts deliveryIdOf): receivers drop repeats by it. */
+  deliveryId: string;
 }

@@ -10,6 +10,7 @@ import { isNoop, parseChannelValue } from '../domain/channel-values.js';
 import { needsValue } from '../domain/channel-kinds.js';
 import { checkToJson } from '../domain/representation.js';
 import { newCheck } from '../domain/check-input.js';
+import { deliveryIdOf, newUuid } from '../domain/ids.js';
 import type { StoredEvent } from '../store/events.js';
 import { NotifyStore, type DeliveryJob } from '../store/notify.js';
 import { decodeBody, type Notification } from './message.js';
@@ -65,6 +66,7 @@ export function jobNotification(store: Store, job: DeliveryJob, current: CheckRe
     projectName: store.getProject(job.projectId)?.name ?? '',
     checkJson: checkJson(current, now, baseUrl),
     test: false,
+    deliveryId: deliveryIdOf(store.currentLogId(), job.flipRev, job.channelId),
   };
 }
 
@@ -95,6 +97,7 @@ export function testNotification(channel: ChannelRecord, projectName: string, no
     projectName,
     checkJson: checkJson(check, now, baseUrl),
     test: true,
+    deliveryId: newUuid(),
   };
 }
 

@@ -9,6 +9,7 @@
 // can be trusted inside one.
 import { forWriting, type Db } from './schema.js';
 import type { CheckRecord } from '../domain/types.js';
+import { keyFits, KeyTooLongError } from './key-size.js';
 
 /** Check fields with an index [projectId, value, uuid] → uuid. */
 export type IndexedField = 'slug' | 'name' | 'dependsOn';
@@ -35,6 +36,15 @@ function indexedValue(check: CheckRecord, field: IndexedField): string | null {
 
 const index = (db: Db, field: IndexedField) => forWriting(db[INDEX_OF[field]], `the ${field} index`);
 
+/**
+ * Throws KeyTooLongError, before anything is written, when an indexed field of
+ * `check` (or of those given) is too long for the index's key: the API and the
+ * import refuse such values, so this stops one that got past them.
+ */
+export function assertIndexable(check: CheckRecord, fields: readonly IndexedField[] = INDEXED_FIELDS): void {
+  for (const f of fields) if (!keyFits([check.projectId, check[f], check.uuid])) throw new KeyTooLongError(`the check's ${f}`);
+}
+
 /** Inside a write transaction: make `check` findable by its indexed fields (or those given). */
 export function indexCheck(db: Db, check: CheckRecord, fields: readonly IndexedField[] = INDEXED_FIELDS): void {
   for (const f of fields) {
@@ -55,6 +65,7 @@ export function unindexCheck(db: Db, check: CheckRecord, fields: readonly Indexe
 export function reindexCheck(db: Db, before: CheckRecord, after: CheckRecord): void {
   const changed = INDEXED_FIELDS.filter((f) => before[f] !== after[f]);
   if (changed.length === 0) return;
+  assertIndexable(after, changed);
   unindexCheck(db, before, changed);
   indexCheck(db, after, changed);
 }
@@ -67,6 +78,8 @@ export function reindexCheck(db: Db, before: CheckRecord, after: CheckRecord): v
 export function uuidsByField(db: Db, field: IndexedField, projectId: string, value: string): string[] | null {
   const idx = db[INDEX_OF[field]];
   if (!idx || (value === '' && !indexesEmpty(field))) return null;
+  // No stored key is longer than the end of this range: none can match a value too long for it.
+  if (!keyFits([projectId, value, '\uffff'])) return [];
   const out: string[] = [];
   for (const { value: uuid } of idx.getRange({ start: [projectId, value], end: [projectId, value, '\uffff'] })) out.push(uuid);
   return out;

@@ -12,11 +12,12 @@ import { registerEnvironment } from './environment.js';
 import { upgradeSchema } from './migrations.js';
 import type { ApiKeyRecord, Db } from './schema.js';
 import { fsyncPath } from '../shared/fsync.js';
-import { checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
+import { assertIndexable, checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { appendEvent, currentRevision, oldestRetainedRevision, pruneEvents, readEventsAfter, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
 import { PendingPings, type PendingPing } from './pending.js';
 import { insertPing } from './ping-log.js';
+import { keyFits } from './key-size.js';
 import { API_KEY_PREFIX_LENGTH, hashApiKey, newApiKey, newPingKey, newSecret, newUuid, uniqueKeyOf } from '../domain/ids.js';
 import type {
   ChannelRecord,
@@ -420,7 +421,7 @@ export class Store {
     now: number,
   ): Promise<ProjectRecord | undefined> {
     return this.transact(() => {
-      const project = this.db.projects.get(id);
+      const project = this.getProject(id);
       if (!project) return undefined;
       const updated = { ...project, ...fields };
       this.db.projects.put(id, updated);
@@ -432,14 +433,17 @@ export class Store {
   /** Deletes a project with everything it owns; false when there is no such project. */
   async deleteProject(id: string, now: number): Promise<boolean> {
     return this.transact(() => {
-      if (!this.db.projects.get(id)) return false;
+      if (!this.getProject(id)) return false;
       this.deleteProjectInTxn(id, now);
       return true;
     });
   }
 
+  // Lookups by a key from outside (a URL, a command line) measure it first:
+  // one too long for LMDB was never stored (key-size.ts), and lmdb-js would throw.
+
   getProject(id: string): ProjectRecord | undefined {
-    return this.db.projects.get(id);
+    return keyFits(id) ? this.db.projects.get(id) : undefined;
   }
 
   listProjects(): ProjectRecord[] {
@@ -447,11 +451,13 @@ export class Store {
   }
 
   projectByPingKey(pingKey: string): ProjectRecord | undefined {
+    if (!keyFits(pingKey)) return undefined;
     const id = this.db.pingKeys.get(pingKey);
     return id === undefined ? undefined : this.db.projects.get(id);
   }
 
   projectByBadgeKey(badgeKey: string): ProjectRecord | undefined {
+    if (!keyFits(badgeKey)) return undefined;
     const id = this.db.projectBadgeKeys.get(badgeKey);
     return id === undefined ? undefined : this.db.projects.get(id);
   }
@@ -485,7 +491,7 @@ export class Store {
 
   /** The key with this SHA-256 digest. */
   apiKeyByDigest(digest: string): ApiKeyRecord | undefined {
-    return this.db.apiKeys.get(digest);
+    return keyFits(digest) ? this.db.apiKeys.get(digest) : undefined;
   }
 
   /** Every API key, as its digest and record, in digest order. */
@@ -525,7 +531,7 @@ export class Store {
   /** Changes a channel's fields; `repeatEvery: 0` turns its reminders off. */
   async updateChannel(id: string, fields: Partial<Pick<ChannelRecord, 'name' | 'value' | 'repeatEvery'>>, now: number): Promise<ChannelRecord | undefined> {
     return this.transact(() => {
-      const channel = this.db.channels.get(id);
+      const channel = this.getChannel(id);
       if (!channel) return undefined;
       const updated = { ...channel, ...fields };
       if (updated.repeatEvery === 0) delete updated.repeatEvery;
@@ -542,7 +548,7 @@ export class Store {
    */
   async deleteChannel(id: string, now: number): Promise<boolean> {
     return this.transact(() => {
-      const channel = this.db.channels.get(id);
+      const channel = this.getChannel(id);
       if (!channel) return false;
       for (const check of this.listChecks(channel.projectId)) {
         if (check.channels.includes(id)) this.saveCheckInTxn({ ...check, channels: check.channels.filter((c) => c !== id) }, now, 'check.updated');
@@ -566,7 +572,7 @@ export class Store {
   }
 
   getChannel(id: string): ChannelRecord | undefined {
-    return this.db.channels.get(id);
+    return keyFits(id) ? this.db.channels.get(id) : undefined;
   }
 
   // ---- maintenance windows (alert-policies §4.2) ----------------------------
@@ -603,16 +609,19 @@ export class Store {
   // ---- checks -------------------------------------------------------------
 
   getCheck(uuid: string): CheckRecord | undefined {
+    if (!keyFits(uuid)) return undefined;
     return this.pending.latestCheck(uuid, this.journaled) ?? this.db.checks.get(uuid);
   }
 
   checkByUniqueKey(projectId: string, uniqueKey: string): CheckRecord | undefined {
+    if (!keyFits(uniqueKey)) return undefined;
     const uuid = this.db.uniqueKeys.get(uniqueKey);
     const check = uuid === undefined ? undefined : this.getCheck(uuid);
     return check && check.projectId === projectId ? check : undefined;
   }
 
   checkByBadgeKey(badgeKey: string): CheckRecord | undefined {
+    if (!keyFits(badgeKey)) return undefined;
     const uuid = this.db.checkBadgeKeys.get(badgeKey);
     return uuid === undefined ? undefined : this.getCheck(uuid);
   }
@@ -740,6 +749,7 @@ export class Store {
       const lastCreatedAt = key[1] as number;
       if (lastCreatedAt >= check.createdAt) check.createdAt = lastCreatedAt + 1;
     }
+    assertIndexable(check);
     if (!this.db.checks.doesExist(check.uuid)) countCheck(this.db, check.projectId, +1);
     noteCheckEdit(this.db, check.projectId);
     this.db.checks.put(check.uuid, check);

@@ -171,6 +171,7 @@ describe('bad arguments: exit 2, a message on stderr, nothing written', () => {
   });
 
   const unknownId = '00000000-0000-4000-8000-000000000000';
+  const longId = 'a'.repeat(5000);
   const cases: Array<[string, () => string[], RegExp]> = [
     ['project create without --name', () => ['project', 'create'], /required option '--name/],
     ['project create with an empty name', () => ['project', 'create', '--name', '  '], /--name must not be empty/],
@@ -194,6 +195,14 @@ describe('bad arguments: exit 2, a message on stderr, nothing written', () => {
     ['channel create with a URL without host', () => ['channel', 'create', '--project', p.id, '--kind', 'ntfy', '--value', 'https://'], /http\(s\) URL/],
     ['channel create with an empty shell command', () => ['channel', 'create', '--project', p.id, '--kind', 'shell', '--value', '  '], /command/],
     ['channel create with a comma in the name', () => ['channel', 'create', '--project', p.id, '--kind', 'email', '--name', 'a,b', '--value', 'a@b.example'], /comma/],
+    // Ids longer than an LMDB key (1978 bytes) are looked up like any unknown one.
+    ['key create for an over-long project id', () => ['key', 'create', '--project', longId], /no project with id/],
+    ['channel create for an over-long project id', () => ['channel', 'create', '--project', longId, '--kind', 'email', '--value', 'a@b.example'], /no project with id/],
+    ['project update of an over-long id', () => ['project', 'update', longId, '--name', 'x'], /no project with id/],
+    ['project delete of an over-long id', () => ['project', 'delete', longId, '--yes'], /no project with id/],
+    ['channel update of an over-long id', () => ['channel', 'update', longId, '--name', 'x'], /no channel with id/],
+    ['channel delete of an over-long id', () => ['channel', 'delete', longId], /no channel with id/],
+    ['key list for an over-long project id', () => ['key', 'list', '--project', longId], /no project with id/],
   ];
 
   for (const [name, args, message] of cases) {

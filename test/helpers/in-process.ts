@@ -57,6 +57,9 @@ export interface StartOptions {
   smtpListen?: { host: string; port: number };
   pingEmailDomain?: string;
   smtpMessageLimit?: number;
+  /** --heartbeat-url (off by default), and how often it is pinged (default a minute). */
+  heartbeatUrl?: string;
+  heartbeatEveryMs?: number;
 }
 
 /** Start a daemon in this process; it is stopped at cleanup (see cleanup.ts). */
@@ -75,6 +78,8 @@ export async function startInProcess(opts: StartOptions = {}): Promise<InProcess
     smtpListen: opts.smtpListen ?? null,
     pingEmailDomain: opts.pingEmailDomain ?? null,
     smtpMessageLimit: opts.smtpMessageLimit ?? Number(DEFAULTS.smtpMessageLimit),
+    heartbeatUrl: opts.heartbeatUrl ?? null,
+    heartbeatEveryMs: opts.heartbeatEveryMs,
     notify: { ...NOTIFY_DEFAULTS, ...opts.notify },
   };
   const clock = opts.clock ?? systemClock;

@@ -2,7 +2,8 @@
 // receiver is down, the daemon (the built CLI) is killed with SIGKILL and
 // started again; when the receiver is back every flip arrives exactly once,
 // and what had been delivered (and acknowledged) before the kill is not sent
-// again. Needs `npm run build` first.
+// again; a delivery cut off by the kill is repeated with the same
+// Idempotency-Key, so that its receiver can drop the repeat. Needs `npm run build` first.
 import { describe, expect, it } from 'vitest';
 import { runCliJson, startChild, type ChildDaemon } from '../helpers/child.js';
 import { api, ping } from '../helpers/http.js';
@@ -118,4 +119,40 @@ describe('notifications survive SIGKILL', () => {
     expect(await pending()).toEqual({ pending: 0, status: 'ok' });
     await child.stop();
   });
+
+  it('a delivery cut off by SIGKILL is sent again after the restart, with the same Idempotency-Key', async () => {
+    const data = tempDir('checkd-notify-crash-');
+    const cli = (args: string[]): Promise<any> => runCliJson([...args, '--data-dir', data]);
+    const serve = (): Promise<ChildDaemon> => startChild(['--data-dir', data, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'], { env: ENV });
+    const rx = await startHttpReceiver();
+    // The first request is held unanswered: the daemon dies while it waits.
+    rx.respondWith((req) => (rx.requests.indexOf(req) === 0 ? { status: 200, delayMs: 60_000 } : undefined));
+    const project = await cli(['project', 'create', '--name', 'repeat']);
+    const hook = await cli([
+      'channel', 'create', '--project', project.id, '--kind', 'webhook',
+      '--value', JSON.stringify({ method_down: 'POST', url_down: `${rx.url}/hook`, body_down: '$CODE $STATUS', method_up: 'POST', url_up: `${rx.url}/hook`, body_up: '$CODE $STATUS' }),
+    ]);
+    let child = await serve();
+    const created = await api(child.url, '/api/v3/checks/', { key: project.api_key, body: { name: 'R', channels: hook.id } });
+    expect(created.status).toBe(201);
+    const uuid = created.json.uuid as string;
+    await goDown(child.url, uuid);
+    await rx.waitFor((reqs) => reqs.length === 1);
+    expect((await child.stop('SIGKILL')).code).toBe(null);
+
+    child = await serve();
+    await rx.waitFor((reqs) => reqs.length === 2, 15_000);
+    const [cut, repeat] = rx.requests as [ReceivedRequest, ReceivedRequest];
+    expect(repeat.body).toBe(`${uuid} down`);
+    expect(repeat.body).toBe(cut.body);
+    const key = cut.headers['idempotency-key'];
+    expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(repeat.headers['idempotency-key']).toBe(key);
+    // Another flip is another delivery: another key.
+    await ping(child.url, uuid);
+    await rx.waitFor((reqs) => reqs.length === 3);
+    expect(rx.requests[2]!.body).toBe(`${uuid} up`);
+    expect(rx.requests[2]!.headers['idempotency-key']).not.toBe(key);
+    await child.stop();
+  }, 60_000);
 });

@@ -1,8 +1,11 @@
 // Slug pings S1–S5 and auto-provisioning with ?create=1 (ping-protocol §1,
 // §3.2, §9) over a real HTTP port.
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/child.js';
 import { api, createCheck, send } from '../helpers/http.js';
 import { type DaemonEnv, useDaemon } from '../helpers/in-process.js';
+import { tempDir } from '../helpers/temp.js';
 import { apiPost, getCheck, listPings } from './support.js';
 
 const env = useDaemon();
@@ -194,6 +197,35 @@ describe('auto-provisioning (?create=1)', () => {
     expect(await checksOf(env, project.apiKey)).toHaveLength(4);
     // Existing slugs still take pings.
     expect((await send(env.url, `/ping/${project.pingKey}/a?create=1`)).status).toBe(200);
+  });
+
+  it('a slug longer than the API allows is refused with 400 and creates nothing; 100 characters export and import back', async () => {
+    const project = await env.d.createProject({ name: 'long-slugs' });
+    // 101 is one over the API's limit; 1937+ reached LMDB's key size, 4093+ its read buffer.
+    for (const n of [101, 1937, 1938, 4093, 8000]) {
+      const slug = 'a'.repeat(n);
+      for (const suffix of ['', '/start', '/fail', '/0']) {
+        const created = await send(env.url, `/ping/${project.pingKey}/${slug}${suffix}?create=1`);
+        expect(created.status, `${n}${suffix}`).toBe(400);
+        expect(created.text).toBe('invalid url format');
+        const found = await send(env.url, `/ping/${project.pingKey}/${slug}${suffix}`);
+        expect(found.status, `${n}${suffix}`).toBe(404);
+        expect(found.text).toBe('not found');
+      }
+    }
+    expect(await checksOf(env, project.apiKey)).toEqual([]);
+    const longest = 'b'.repeat(100);
+    expectAccepted(await send(env.url, `/ping/${project.pingKey}/${longest}?create=1`), 201);
+    expectAccepted(await send(env.url, `/ping/${project.pingKey}/${longest}`));
+    const [check] = await checksOf(env, project.apiKey);
+    expect(check).toMatchObject({ name: longest, slug: longest, n_pings: 2 });
+    // What a ping created, the API would take too: export and import carry it.
+    const dir = tempDir();
+    const file = join(dir, 'export.json');
+    const exported = await runCli(['export', '--data-dir', env.d.dataDir, '--out', file]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const imported = await runCli(['import', '--data-dir', join(dir, 'copy'), file]);
+    expect(imported.code, imported.stderr).toBe(0);
   });
 
   it('concurrent create=1 pings for one slug create one check', async () => {

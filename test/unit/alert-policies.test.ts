@@ -269,6 +269,7 @@ describe('§6 what notifications say', () => {
     projectName: 'ops',
     checkJson: '{}',
     test: false,
+    deliveryId: '5b0c5f5e-6f1a-4c2d-9e3b-7a8d9c0b1e2f',
   });
 
   it('the cause of a down: run-time limit, or the failures a tolerance held back', () => {
@@ -596,6 +597,7 @@ describe('§3 reminders: channel repeat_every', () => {
       projectName: 'ops',
       checkJson: '{}',
       test: false,
+      deliveryId: '5b0c5f5e-6f1a-4c2d-9e3b-7a8d9c0b1e2f',
       policy: { reminder: 3, downSince: T0 + 14 * H, remindedAt: T0 + 17 * H },
     };
     expect(summarySentence(n)).toBe('Still DOWN for 3h 0m, reminder 3. Success signal did not arrive on time, grace time passed.');
