@@ -42,7 +42,10 @@ const index = (db: Db, field: IndexedField) => forWriting(db[INDEX_OF[field]], `
  * import refuse such values, so this stops one that got past them.
  */
 export function assertIndexable(check: CheckRecord, fields: readonly IndexedField[] = INDEXED_FIELDS): void {
-  for (const f of fields) if (!keyFits([check.projectId, check[f], check.uuid])) throw new KeyTooLongError(`the check's ${f}`);
+  for (const f of fields) {
+    const value = indexedValue(check, f);
+    if (value !== null && !keyFits([check.projectId, value, check.uuid])) throw new KeyTooLongError(`the check's ${f}`);
+  }
 }
 
 /** Inside a write transaction: make `check` findable by its indexed fields (or those given). */
