@@ -716,6 +716,9 @@ describe('several projects, a dropped link, a slow start', () => {
     const sd = staging['checks'][0]!;
     staging.emit(event('EVENT_TYPE_FLIP', 11, { ...sd, stored_status: 'down', status: 'down', expected_ms: 0 }));
     await until(() => lines()[0]!.includes('2 staging (1 down)'), 'the down count on the tab');
+    // The suffix is room the title makes: nothing is cut short, the clock stays whole.
+    expect(lines()[0]).toMatch(/^checktop · 1 acme {2}2 staging \(1 down\)\s+● live {2}\d\d:\d\d:\d\d$/);
+    expect(lines()[0]).not.toContain('…');
     await press(']');
     await until(() => frame().includes('staging-deploy'), 'the second project');
     expect(frame()).not.toContain('backup-db');

@@ -45,24 +45,33 @@ export function disconnectedText(c: ConnectionInfo, now: number): string | null 
   return `disconnected ${clockTime(c.since)} (${span(now - c.since)})`;
 }
 
-/** The projects as tabs: "1 acme-prod  2 staging (2 down)  3 lab (link down)". */
+const tabName = (tab: ProjectTab, i: number) => `${i + 1} ${tab.name ?? '…'}`;
+const downSuffix = (tab: ProjectTab) => (tab.down > 0 ? ` (${tab.down} down)` : '');
+const linkSuffix = (tab: ProjectTab) => (tab.live ? '' : ' (link down)');
+
+/** The tabs as plain text, as wide as Tabs draws them: the title pads to it. */
+function tabsText(tabs: readonly ProjectTab[], active: number): string {
+  return tabs.map((t, i) => ` ${tabName(t, i)}${i === active ? '' : downSuffix(t) + linkSuffix(t)} `).join('');
+}
+
+/** The projects as tabs, each padded by a space: "1 acme-prod  2 staging (2 down)  3 lab (link down)". */
 function Tabs({ tabs, active }: { tabs: readonly ProjectTab[]; active: number }) {
   return (
     <>
       {tabs.map((tab, i) => {
-        const name = `${i + 1} ${tab.name ?? '…'}`;
         if (i === active) {
           return (
             <Text key={i} bold inverse>
-              {` ${name} `}
+              {` ${tabName(tab, i)} `}
             </Text>
           );
         }
         return (
           <Text key={i}>
-            {` ${name}`}
-            {tab.down > 0 ? <Text color="red" bold>{` (${tab.down} down)`}</Text> : null}
-            {tab.live ? null : <Text color="yellow">{' (link down)'}</Text>}
+            {` ${tabName(tab, i)}`}
+            {tab.down > 0 ? <Text color="red" bold>{downSuffix(tab)}</Text> : null}
+            {tab.live ? null : <Text color="yellow">{linkSuffix(tab)}</Text>}
+            {' '}
           </Text>
         );
       })}
@@ -80,7 +89,7 @@ export function Header({ projectName, readOnly, connection, counts, sortText, ta
   const gap = width - displayWidth(countsText) - displayWidth(sortText);
   let title;
   if (tabs.length > 1) {
-    const plain = `checktop ·${tabs.map((t, i) => ` ${i + 1} ${t.name ?? '…'}${i === active ? ' ' : ''}`).join('')}`;
+    const plain = `checktop ·${tabsText(tabs, active)}${readOnly ? ' (read-only)' : ''}`;
     title = (
       <Box width={titleWidth} flexShrink={0}>
         <Text wrap="truncate">
