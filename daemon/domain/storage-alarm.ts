@@ -90,20 +90,32 @@ export function writeCost(bodyBytes: number): number {
   return 3 * (bodyBytes + 1024);
 }
 
-/** Whether the writes counted since the last reading may have crossed a limit: time to look again. */
+/**
+ * Whether the writes counted since the last reading may have crossed a limit:
+ * time to look again. Also after a quarter of the reserve whatever the last
+ * reading said, since something else may have filled the disk meanwhile.
+ */
 export function mayHaveCrossed(reading: StorageReading, admittedBytes: number, limits: StorageLimits): boolean {
+  if (limits.reserveBytes > 0 && admittedBytes >= limits.reserveBytes / 4) return true;
   if (reading.freeBytes !== null && reading.freeBytes - admittedBytes < limits.reserveBytes) return true;
   return reading.usedBytes !== null && limits.quotaBytes !== null && reading.usedBytes + admittedBytes >= limits.quotaBytes;
 }
 
+/** Room left after a move of the ping journal, for a flip and its notifications. */
+const MOVE_MARGIN = 1024 * 1024;
+
 /**
- * Whether moving the ping journal into the B-trees fits in the free space:
- * its pings are written anew before the journal's pages are freed, and what
- * is left after must still hold a flip and its notifications. A move that
- * does not fit would only fail after filling the disk to the last byte.
+ * How much of the ping journal may be moved into the B-trees at once, given
+ * the room LMDB can write into (free space, and data.mdb's pages past its
+ * last one in use): null for all of it; otherwise a budget of ping bytes
+ * (0: none). The pings of a move are written anew before the journal's pages
+ * are freed, so a move needs about its size again, and a move that does not
+ * fit would fail only after taking the last free bytes. In parts, each part
+ * frees its journal pages for the next to reuse.
  */
-export function journalMoveFits(freeBytes: number | null, journalBytes: number): boolean {
-  return freeBytes === null || freeBytes >= 2 * journalBytes + 1024 * 1024;
+export function journalMoveBudget(roomBytes: number | null, journalBytes: number): number | null {
+  if (roomBytes === null || roomBytes >= 2 * journalBytes + MOVE_MARGIN) return null;
+  return Math.max(0, Math.floor((roomBytes - MOVE_MARGIN) / 2));
 }
 
 /** One sentence for the log and the notifications: why the alarm is on, with the figures. */

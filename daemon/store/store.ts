@@ -253,8 +253,8 @@ export class Store {
    * the write lock is held only while LMDB runs them. Resolves with the
    * revision the B-trees are current with, once durable.
    */
-  async applyJournalQueued(): Promise<number> {
-    const rev = await applyJournalQueued(this.db);
+  async applyJournalQueued(maxBytes?: number): Promise<number> {
+    const rev = await applyJournalQueued(this.db, maxBytes);
     await this.flushedDurably();
     this.pending.forgetUpTo(rev);
     return rev;

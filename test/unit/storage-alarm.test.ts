@@ -5,7 +5,7 @@ import {
   ALARM_OFF,
   crossedLimit,
   freeToClear,
-  journalMoveFits,
+  journalMoveBudget,
   mayHaveCrossed,
   nextAlarm,
   refusalText,
@@ -79,14 +79,18 @@ describe('the storage alarm', () => {
     expect(mayHaveCrossed(reading(70, 0), 5 * MB, limits)).toBe(false);
     expect(mayHaveCrossed(reading(70, 0), 7 * MB, limits)).toBe(true);
     expect(mayHaveCrossed(reading(1000, 495), 5 * MB, limits)).toBe(true);
-    expect(mayHaveCrossed(reading(null, null), 1e12, limits)).toBe(false);
+    expect(mayHaveCrossed(reading(null, null), 1e12, { reserveBytes: 0, quotaBytes: null })).toBe(false);
+    // A quarter of the reserve written: look, whatever the last reading said (the disk may have filled otherwise).
+    expect(mayHaveCrossed(reading(1000, 0), 15 * MB, limits)).toBe(false);
+    expect(mayHaveCrossed(reading(1000, 0), 16 * MB, limits)).toBe(true);
   });
 
-  it('the ping journal is moved only when twice its size and a margin are free', () => {
-    expect(journalMoveFits(null, 1e9)).toBe(true);
-    expect(journalMoveFits(30 * MB, 10 * MB)).toBe(true);
-    expect(journalMoveFits(20 * MB, 10 * MB)).toBe(false);
-    expect(journalMoveFits(0, 0)).toBe(false);
+  it('the ping journal is moved whole when twice its size and a margin fit, in parts when not', () => {
+    expect(journalMoveBudget(null, 1e9)).toBeNull();
+    expect(journalMoveBudget(30 * MB, 10 * MB)).toBeNull();
+    expect(journalMoveBudget(20 * MB, 10 * MB)).toBe(Math.floor((20 * MB - 1024 * 1024) / 2));
+    expect(journalMoveBudget(1024 * 1024, 10 * MB)).toBe(0);
+    expect(journalMoveBudget(0, 10 * MB)).toBe(0);
   });
 
   it('says why in the log and the notifications, and only that it is refused to clients', () => {
