@@ -10,6 +10,7 @@ import { listChannelDeliveries } from '../notify/listing.js';
 import { validateMuteInput } from '../domain/policy-input.js';
 import { API_KEY_LENGTH, hasApiKeyLength, UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
 import type { HealthImplementation } from 'grpc-health-check';
+import { isCommitFailure, StorageAlarmError, StorageWriteError } from '../store/write-failure.js';
 import type { AuthResult, ListPosition, Store } from '../store/store.js';
 import type { CheckService } from '../service/checks.js';
 import type { CheckRecord } from '../domain/types.js';
@@ -103,6 +104,12 @@ function unary<Req, Res>(logger: Logger, fn: (req: Req, metadata: grpc.Metadata)
         (res) => callback(null, res),
         (err: unknown) => {
           if (err instanceof RpcError) return callback({ code: err.code, details: err.message });
+          // The storage alarm, or a write the disk refused: retryable, as in HTTP's 503.
+          if (err instanceof StorageAlarmError) return callback({ code: grpc.status.UNAVAILABLE, details: err.refusal });
+          if (err instanceof StorageWriteError || isCommitFailure(err)) {
+            logger.error({ err }, 'grpc write refused, storage unavailable');
+            return callback({ code: grpc.status.UNAVAILABLE, details: 'storage unavailable: the server cannot store data right now, try again later' });
+          }
           logger.error({ err }, 'grpc call failed');
           callback({ code: grpc.status.INTERNAL, details: 'internal error' });
         },

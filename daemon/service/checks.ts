@@ -16,6 +16,7 @@ import { newUuid } from '../domain/ids.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiVersion, CheckRecord, ProjectRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import { OPEN_GATE, type WriteGate } from '../store/storage-watch.js';
 
 export type CreateResult =
   | { kind: 'created'; check: CheckRecord }
@@ -35,9 +36,12 @@ export class CheckService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** Refuses every write but a delete while the storage alarm is on. */
+    private readonly gate: WriteGate = OPEN_GATE,
   ) {}
 
   async create(project: ProjectRecord, input: CheckInput, version: ApiVersion): Promise<CreateResult> {
+    this.gate.admit(0);
     const now = this.clock.now();
     const unique = input.unique ?? [];
     const lookup = unique.length > 0 && unique.every((f) => input[f] !== undefined);
@@ -119,6 +123,7 @@ export class CheckService {
   }
 
   async update(uuid: string, input: CheckInput, version: ApiVersion): Promise<UpdateResult> {
+    this.gate.admit(0);
     const now = this.clock.now();
     return this.store.transact((): UpdateResult => {
       const current = this.store.getCheck(uuid);
@@ -140,6 +145,7 @@ export class CheckService {
   }
 
   async pause(uuid: string): Promise<PauseResult> {
+    this.gate.admit(0);
     const now = this.clock.now();
     return this.store.transact((): PauseResult => {
       const current = this.store.getCheck(uuid);
@@ -152,6 +158,7 @@ export class CheckService {
   }
 
   async resume(uuid: string): Promise<ResumeResult> {
+    this.gate.admit(0);
     const now = this.clock.now();
     return this.store.transact((): ResumeResult => {
       const current = this.store.getCheck(uuid);
@@ -165,6 +172,7 @@ export class CheckService {
 
   /** Hold the check's notifications until `until` (alert-policies §4.1); a later or earlier mute replaces it. */
   async mute(uuid: string, until: number): Promise<PauseResult> {
+    this.gate.admit(0);
     const now = this.clock.now();
     return this.store.transact((): PauseResult => {
       const current = this.store.getCheck(uuid);
@@ -177,6 +185,7 @@ export class CheckService {
 
   /** End the check's mute now; a notification it held is released if still true. Not muted: nothing changes. */
   async unmute(uuid: string): Promise<PauseResult> {
+    this.gate.admit(0);
     const now = this.clock.now();
     return this.store.transact((): PauseResult => {
       const current = this.store.getCheck(uuid);

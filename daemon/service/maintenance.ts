@@ -6,11 +6,14 @@ import type { WindowFields } from '../domain/policy-input.js';
 import type { MaintenanceWindow } from '../domain/types.js';
 import type { Clock } from '../shared/clock.js';
 import type { Store } from '../store/store.js';
+import { OPEN_GATE, type WriteGate } from '../store/storage-watch.js';
 
 export class MaintenanceService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** Refuses a new window while the storage alarm is on (removing one is let through). */
+    private readonly gate: WriteGate = OPEN_GATE,
   ) {}
 
   list(projectId: string): MaintenanceWindow[] {
@@ -18,6 +21,7 @@ export class MaintenanceService {
   }
 
   async create(projectId: string, fields: WindowFields): Promise<MaintenanceWindow> {
+    this.gate.admit(0);
     const now = this.clock.now();
     const window: MaintenanceWindow = { id: newUuid(), projectId, createdAt: now, ...fields };
     await this.store.transact(() => {

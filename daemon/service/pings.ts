@@ -10,6 +10,7 @@ import { decideFlip } from './holds.js';
 import type { Clock } from '../shared/clock.js';
 import type { CheckRecord, PingKind, PingRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import { OPEN_GATE, type WriteGate } from '../store/storage-watch.js';
 import type { UrlAction } from '../domain/ping-url.js';
 
 /** What the HTTP or SMTP layer learned from the request. */
@@ -37,6 +38,8 @@ export class PingService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** Refuses pings while the storage alarm is on. */
+    private readonly gate: WriteGate = OPEN_GATE,
   ) {}
 
   exists(uuid: string): boolean {
@@ -62,6 +65,7 @@ export class PingService {
     facts: PingFacts,
     classify: (check: CheckRecord) => PingKind,
   ): Promise<'ok' | 'missing'> {
+    this.gate.admit(facts.body.length);
     const now = this.clock.now();
     return this.store.transactPing(() => {
       const check = this.store.getCheck(uuid);
@@ -139,6 +143,7 @@ export class PingService {
     if (!create) return { kind: 'missing' };
     // A check made by a ping obeys the API's limits: export and import take it back.
     if (!validateCheckInput({ name: slug, slug }).ok) return { kind: 'refused' };
+    this.gate.admit(0);
     const now = this.clock.now();
     return this.store.transact((): SlugResolution => {
       const again = matching();
