@@ -108,9 +108,9 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
   closers.push(() => notifier.stop());
   notifier.onAttempt = (kind, result) => metrics.notifications.inc({ kind, result });
   events.subscribe(notifier.onEvents);
-  const hub = new WatchHub(store, clock);
+  const hub = new WatchHub(store, clock, () => storage.report());
   events.subscribe(hub.onEvents);
-  const metrics = new Metrics(store, clock, config.dataDir);
+  const metrics = new Metrics(store, clock, config.dataDir, () => storage.report());
   events.subscribe(metrics.onEvents);
   const http = await buildHttpServer(
     {
@@ -159,6 +159,7 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
         logger: logger.child({ component: 'grpc' }),
         hub,
         pageTokens: new PageTokens(badgeSecret),
+        storage: () => storage.report(),
       }),
     );
   } catch (err) {

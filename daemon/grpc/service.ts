@@ -3,7 +3,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { reflectionService, serverServiceDefinition } from './proto.js';
 import { SERVICE_NAME } from '../../proto/checkd.js';
-import { checkMsg, flipMsg, pingMsg } from './messages.js';
+import { checkMsg, flipMsg, pingMsg, storageAlarmMsg } from './messages.js';
 import type { PageTokens } from './page-token.js';
 import { WatchHub } from './watch.js';
 import { listChannelDeliveries } from '../notify/listing.js';
@@ -15,6 +15,7 @@ import type { AuthResult, ListPosition, Store } from '../store/store.js';
 import type { CheckService } from '../service/checks.js';
 import type { CheckRecord } from '../domain/types.js';
 import type { Clock } from '../shared/clock.js';
+import type { StorageReport } from '../domain/storage-alarm.js';
 import type { Logger } from '../shared/log.js';
 
 const DEFAULT_DETAIL_LIMIT = 50;
@@ -36,6 +37,8 @@ export interface GrpcDeps {
   logger: Logger;
   hub: WatchHub;
   pageTokens: PageTokens;
+  /** The storage alarm now (GetProject); none in tests that make the service alone. */
+  storage?: () => StorageReport;
 }
 
 function apiKeyOf(metadata: grpc.Metadata): string {
@@ -132,6 +135,7 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
         log_id: store.currentLogId(),
         check_limit: auth.project.checkLimit,
         n_checks: store.countChecks(auth.project.id),
+        storage_alarm: deps.storage ? storageAlarmMsg(deps.storage()) : null,
       };
     }),
     ListChecks: unary(logger, (req: { page_size: number; page_token: string }, md) => {
