@@ -16,6 +16,7 @@ import { NotifyStore, type DeliveryJob } from '../store/notify.js';
 import { decodeBody, type Notification } from './message.js';
 import { policyJobs, tellsOfFlip } from './policy-jobs.js';
 import { deliver, type DeliveryResult } from './transports.js';
+import { isStorageAlarm, storageAlarmJobs, storageEventName } from './storage-alarm.js';
 import type { Store } from '../store/store.js';
 import type { ChannelRecord, CheckRecord, LastPingInfo } from '../domain/types.js';
 import type { Clock } from '../shared/clock.js';
@@ -31,6 +32,7 @@ const CURSOR_SAVE_MS = 30_000;
 const STOP_GRACE_MS = 1000;
 
 function isNotifiable(ev: StoredEvent): boolean {
+  if (isStorageAlarm(ev)) return true;
   return tellsOfFlip(ev) && ev.flip !== undefined && ev.check !== undefined && notifyEvent(ev.flip) !== null;
 }
 
@@ -63,8 +65,9 @@ export function jobNotification(store: Store, job: DeliveryJob, current: CheckRe
     lastPing: job.lastPing,
     downtimeMs: job.downtimeMs,
     policy: job.policy,
+    ...(job.storage ? { storage: job.storage } : {}),
     projectName: store.getProject(job.projectId)?.name ?? '',
-    checkJson: checkJson(current, now, baseUrl),
+    checkJson: job.storage ? JSON.stringify({ storage_alarm: job.storage }) : checkJson(current, now, baseUrl),
     test: false,
     deliveryId: deliveryIdOf(store.currentLogId(), job.flipRev, job.channelId),
   };
@@ -213,20 +216,27 @@ export class Notifier {
     }
   }
 
+  /** The channels of a project that take `event`: those with a value whose spec does not ignore it. */
+  private takers(channels: Iterable<ChannelRecord | undefined>, projectId: string, event: 'down' | 'up'): ChannelRecord[] {
+    const out: ChannelRecord[] = [];
+    for (const channel of channels) {
+      if (!channel || channel.projectId !== projectId || needsValue(channel)) continue;
+      const parsed = parseChannelValue(channel.kind, channel.value);
+      if (parsed.ok && isNoop(parsed.spec, event)) continue;
+      out.push(channel);
+    }
+    return out;
+  }
+
   /** The jobs of one event; runs inside the cursor's write transaction. */
   private select(ev: StoredEvent): DeliveryJob[] {
+    // The storage alarm goes to every channel of the project, assigned to a check or not.
+    if (isStorageAlarm(ev)) return storageAlarmJobs(ev, this.takers(this.store.listChannels(ev.projectId), ev.projectId, storageEventName(ev)), this.clock.now());
     if (!isNotifiable(ev)) return [];
     const flip = ev.flip!;
     const check = ev.check!;
     const event = notifyEvent(flip)!;
-    const channels: ChannelRecord[] = [];
-    for (const id of new Set(check.channels)) {
-      const channel = this.store.getChannel(id);
-      if (!channel || channel.projectId !== check.projectId || needsValue(channel)) continue;
-      const parsed = parseChannelValue(channel.kind, channel.value);
-      if (parsed.ok && isNoop(parsed.spec, event)) continue;
-      channels.push(channel);
-    }
+    const channels = this.takers([...new Set(check.channels)].map((id) => this.store.getChannel(id)), check.projectId, event);
     if (channels.length === 0) return [];
     const lastPing = lastPingAt(this.store, check.uuid, flip.created);
     const downtimeMs = event === 'up' ? downtimeBefore(this.store, check.uuid, ev.rev, flip.created) : null;
@@ -295,7 +305,7 @@ export class Notifier {
       this.logger.info({ ...log, result: 'dropped' }, 'notification dropped: the channel does not exist any more');
       return;
     }
-    const current = this.store.getCheck(job.checkUuid);
+    const current = job.storage ? job.check : this.store.getCheck(job.checkUuid);
     if (!current) {
       // Deleted since it flipped: nothing to tell (upstream drops these too). The channel's status is left alone.
       await this.ns.drop(job);
