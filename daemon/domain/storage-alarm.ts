@@ -41,9 +41,14 @@ export function freeToClear(limits: StorageLimits): number {
   return limits.reserveBytes + Math.floor(limits.reserveBytes / 2);
 }
 
-/** Data that clears a quota alarm: a twentieth below the quota. */
+/**
+ * Data that clears a quota alarm: a twentieth below the quota, and at least
+ * a MiB (half of a smaller quota), more than the writes under way that a
+ * look counts.
+ */
 export function usedToClear(quotaBytes: number): number {
-  return quotaBytes - Math.ceil(quotaBytes / 20);
+  const margin = Math.max(Math.ceil(quotaBytes / 20), Math.min(1024 * 1024, Math.ceil(quotaBytes / 2)));
+  return quotaBytes - margin;
 }
 
 /** The limit the reading is past now (free space first), or null. */
@@ -103,6 +108,14 @@ export function mayHaveCrossed(reading: StorageReading, admittedBytes: number, l
 
 /** Room left after a move of the ping journal, for a flip and its notifications. */
 const MOVE_MARGIN = 1024 * 1024;
+
+/** The reading once writes of about `bytes` (writeCost) have landed: a look counts the writes under way. */
+export function afterWrites(reading: StorageReading, bytes: number): StorageReading {
+  return {
+    freeBytes: reading.freeBytes === null ? null : reading.freeBytes - bytes,
+    usedBytes: reading.usedBytes === null ? null : reading.usedBytes + bytes,
+  };
+}
 
 /**
  * How much of the ping journal may be moved into the B-trees at once, given

@@ -41,12 +41,11 @@ export class CheckService {
   ) {}
 
   async create(project: ProjectRecord, input: CheckInput, version: ApiVersion): Promise<CreateResult> {
-    this.gate.admit(0);
     const now = this.clock.now();
     const unique = input.unique ?? [];
     const lookup = unique.length > 0 && unique.every((f) => input[f] !== undefined);
     const scanned = lookup && indexedField(input, unique) === null ? await this.scanForUnique(project.id, input, unique) : null;
-    return this.store.transact((): CreateResult => {
+    return this.gate.admit(0, () => this.store.transact((): CreateResult => {
       let existing: CheckRecord | undefined;
       if (scanned !== null && this.store.checkEdits(project.id) === scanned.edits) {
         // No check of the project was created, changed or deleted since the
@@ -73,7 +72,7 @@ export class CheckService {
       }
       this.store.insertCheckInTxn(check, now);
       return { kind: 'created', check };
-    });
+    }));
   }
 
   /**
@@ -123,9 +122,8 @@ export class CheckService {
   }
 
   async update(uuid: string, input: CheckInput, version: ApiVersion): Promise<UpdateResult> {
-    this.gate.admit(0);
     const now = this.clock.now();
-    return this.store.transact((): UpdateResult => {
+    return this.gate.admit(0, () => this.store.transact((): UpdateResult => {
       const current = this.store.getCheck(uuid);
       if (!current) return { kind: 'missing' };
       let channels: string[] | undefined;
@@ -141,60 +139,56 @@ export class CheckService {
       check = recomputeAfterUpdate(check);
       this.store.saveCheckInTxn(check, now, 'check.updated');
       return { kind: 'ok', check };
-    });
+    }));
   }
 
   async pause(uuid: string): Promise<PauseResult> {
-    this.gate.admit(0);
     const now = this.clock.now();
-    return this.store.transact((): PauseResult => {
+    return this.gate.admit(0, () => this.store.transact((): PauseResult => {
       const current = this.store.getCheck(uuid);
       if (!current) return { kind: 'missing' };
       const result = applyPause(current, now);
       if (!result.changed) return { kind: 'ok', check: current };
       this.store.saveCheckInTxn(result.check, now, 'check.paused', result.flip);
       return { kind: 'ok', check: result.check };
-    });
+    }));
   }
 
   async resume(uuid: string): Promise<ResumeResult> {
-    this.gate.admit(0);
     const now = this.clock.now();
-    return this.store.transact((): ResumeResult => {
+    return this.gate.admit(0, () => this.store.transact((): ResumeResult => {
       const current = this.store.getCheck(uuid);
       if (!current) return { kind: 'missing' };
       const result = applyResume(current, now);
       if (result.conflict) return { kind: 'not-paused' };
       this.store.saveCheckInTxn(result.check, now, 'check.resumed', result.flip);
       return { kind: 'ok', check: result.check };
-    });
+    }));
   }
 
   /** Hold the check's notifications until `until` (alert-policies §4.1); a later or earlier mute replaces it. */
   async mute(uuid: string, until: number): Promise<PauseResult> {
-    this.gate.admit(0);
     const now = this.clock.now();
-    return this.store.transact((): PauseResult => {
+    return this.gate.admit(0, () => this.store.transact((): PauseResult => {
       const current = this.store.getCheck(uuid);
       if (!current) return { kind: 'missing' };
       const check = applyMute(current, until);
       this.store.savePolicyEventInTxn(check, now, 'check.muted');
       return { kind: 'ok', check: check.hold ? settleHoldInTxn(this.store, check, now) : check };
-    });
+    }));
   }
 
   /** End the check's mute now; a notification it held is released if still true. Not muted: nothing changes. */
   async unmute(uuid: string): Promise<PauseResult> {
-    this.gate.admit(0);
     const now = this.clock.now();
-    return this.store.transact((): PauseResult => {
+    return this.gate.admit(0, () => this.store.transact((): PauseResult => {
       const current = this.store.getCheck(uuid);
       if (!current) return { kind: 'missing' };
       const check = applyUnmute(current);
       if (!check) return { kind: 'ok', check: current };
       this.store.savePolicyEventInTxn(check, now, 'check.unmuted');
       return { kind: 'ok', check: check.hold ? settleHoldInTxn(this.store, check, now) : check };
-    });
+    }));
   }
 
   async delete(uuid: string): Promise<CheckRecord | null> {

@@ -21,15 +21,14 @@ export class MaintenanceService {
   }
 
   async create(projectId: string, fields: WindowFields): Promise<MaintenanceWindow> {
-    this.gate.admit(0);
     const now = this.clock.now();
     const window: MaintenanceWindow = { id: newUuid(), projectId, createdAt: now, ...fields };
-    await this.store.transact(() => {
+    await this.gate.admit(0, () => this.store.transact(() => {
       // Listed in creation order: keep it strictly increasing, as for channels.
       const last = this.store.listWindows(projectId).at(-1);
       if (last && last.createdAt >= window.createdAt) window.createdAt = last.createdAt + 1;
       this.store.putWindowInTxn(window, now);
-    });
+    }));
     return window;
   }
 

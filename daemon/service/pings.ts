@@ -65,9 +65,8 @@ export class PingService {
     facts: PingFacts,
     classify: (check: CheckRecord) => PingKind,
   ): Promise<'ok' | 'missing'> {
-    this.gate.admit(facts.body.length);
     const now = this.clock.now();
-    return this.store.transactPing(() => {
+    return this.gate.admit(facts.body.length, () => this.store.transactPing(() => {
       const check = this.store.getCheck(uuid);
       if (!check) return 'missing';
       const kind = classify(check);
@@ -125,7 +124,7 @@ export class PingService {
       this.store.putCheckStatusInTxn(decided.check);
       this.store.insertFlipInTxn(decided.check, decided.flip, now);
       return 'ok';
-    });
+    }));
   }
 
   /**
@@ -143,9 +142,8 @@ export class PingService {
     if (!create) return { kind: 'missing' };
     // A check made by a ping obeys the API's limits: export and import take it back.
     if (!validateCheckInput({ name: slug, slug }).ok) return { kind: 'refused' };
-    this.gate.admit(0);
     const now = this.clock.now();
-    return this.store.transact((): SlugResolution => {
+    return this.gate.admit(0, () => this.store.transact((): SlugResolution => {
       const again = matching();
       if (again.length > 1) return { kind: 'ambiguous' };
       if (again.length === 1) return { kind: 'found', uuid: again[0]!.uuid };
@@ -156,6 +154,6 @@ export class PingService {
       check.channels = this.store.listChannels(project.id).map((c) => c.id).sort();
       this.store.insertCheckInTxn(check, now);
       return { kind: 'created', uuid: check.uuid };
-    });
+    }));
   }
 }

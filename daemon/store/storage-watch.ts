@@ -11,6 +11,7 @@
 // repeats nor forgets it.
 import { performance } from 'node:perf_hooks';
 import {
+  afterWrites,
   ALARM_OFF,
   clearedReason,
   journalMoveBudget,
@@ -32,24 +33,32 @@ import type { Logger } from '../shared/log.js';
 /** How often the disk is looked at while nothing asks sooner. */
 export const STORAGE_POLL_MS = 2000;
 
-/** Looks asked for by writes come at most this often: near a limit every write would ask. */
-const MIN_LOOK_GAP_MS = 100;
+/** The data the database holds is read at most this often for the looks writes ask for: it reads every database's page counts. */
+const MIN_USED_GAP_MS = 100;
 
 /** What the services ask before a write that grows the database. */
 export interface WriteGate {
-  /** Throws StorageAlarmError while the alarm is on; otherwise counts a write with about `bodyBytes` of payload. */
-  admit(bodyBytes: number): void;
+  /**
+   * Run `write` unless the alarm is on (then it throws StorageAlarmError),
+   * counting about `bodyBytes` of payload against the limits while it runs.
+   */
+  admit<T>(bodyBytes: number, write: () => Promise<T>): Promise<T>;
 }
 
 /** The gate of the admin commands and of anything run without a daemon: always open. */
-export const OPEN_GATE: WriteGate = { admit() {} };
+export const OPEN_GATE: WriteGate = { admit: (_bodyBytes, write) => write() };
 
 export class StorageWatch implements WriteGate {
   private alarm: StorageAlarm = ALARM_OFF;
   private reading: StorageReading = { freeBytes: null, usedBytes: null };
   /** Estimated bytes of the writes let in since the last look. */
   private admitted = 0;
+  /** Estimated bytes of the writes let in and not finished: not yet on the disk a look sees. */
+  private inFlight = 0;
   private lastLookAt = -Infinity;
+  private lastUsedAt = -Infinity;
+  /** The data the database held at the last read of it. */
+  private usedOnDisk: number | null = null;
   private timer: NodeJS.Timeout | null = null;
   private announcing: Promise<void> | null = null;
   private announceAgain = false;
@@ -68,7 +77,7 @@ export class StorageWatch implements WriteGate {
   ) {
     // A failed write may be a disk that filled between two looks: look now (after the failure is handled).
     this.unlisten = store.onWriteFailure(() => {
-      if (performance.now() - this.lastLookAt >= MIN_LOOK_GAP_MS) setImmediate(() => this.look());
+      if (performance.now() - this.lastLookAt >= MIN_USED_GAP_MS) setImmediate(() => this.look());
     });
   }
 
@@ -107,13 +116,21 @@ export class StorageWatch implements WriteGate {
     return storageReport(this.alarm, this.reading, this.limits);
   }
 
-  admit(bodyBytes: number): void {
+  async admit<T>(bodyBytes: number, write: () => Promise<T>): Promise<T> {
     if (this.alarm.active) throw new StorageAlarmError(refusalText(this.alarm.cause!));
-    this.admitted += writeCost(bodyBytes);
-    if (!mayHaveCrossed(this.reading, this.admitted, this.limits)) return;
-    if (performance.now() - this.lastLookAt < MIN_LOOK_GAP_MS) return;
-    this.look();
-    if (this.alarm.active) throw new StorageAlarmError(refusalText(this.alarm.cause!));
+    const cost = writeCost(bodyBytes);
+    this.admitted += cost;
+    this.inFlight += cost;
+    try {
+      // Near a limit every write looks: a statfs, and the data at most every MIN_USED_GAP_MS.
+      if (mayHaveCrossed(this.reading, this.admitted, this.limits)) {
+        this.look();
+        if (this.alarm.active) throw new StorageAlarmError(refusalText(this.alarm.cause!));
+      }
+      return await write();
+    } finally {
+      this.inFlight -= cost;
+    }
   }
 
   /**
@@ -139,7 +156,13 @@ export class StorageWatch implements WriteGate {
     if (this.stopped) return;
     this.lastLookAt = performance.now();
     this.admitted = 0;
-    this.reading = { freeBytes: freeBytes(this.store.dataDir), usedBytes: this.usedBytes() };
+    if (this.lastLookAt - this.lastUsedAt >= MIN_USED_GAP_MS) {
+      this.usedOnDisk = this.usedBytes();
+      this.lastUsedAt = this.lastLookAt;
+    }
+    // The writes under way are not on the disk yet: counted as if they were,
+    // so that a burst is refused before it takes the reserve, not after.
+    this.reading = afterWrites({ freeBytes: freeBytes(this.store.dataDir), usedBytes: this.usedOnDisk }, this.inFlight);
     const { alarm, change } = nextAlarm(this.alarm, this.reading, this.limits, since ?? this.clock.now());
     this.alarm = alarm;
     const fields = { ...this.reading, ...this.limits, dataDir: this.store.dataDir };

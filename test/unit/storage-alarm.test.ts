@@ -2,6 +2,7 @@
 // goes on, when it goes off again, and when a write makes it look early.
 import { describe, expect, it } from 'vitest';
 import {
+  afterWrites,
   ALARM_OFF,
   crossedLimit,
   freeToClear,
@@ -48,6 +49,8 @@ describe('the storage alarm', () => {
   it('goes off only a margin past the limit, so a disk at the limit does not flap', () => {
     expect(freeToClear(limits)).toBe(96 * MB);
     expect(usedToClear(500 * MB)).toBe(475 * MB);
+    expect(usedToClear(4 * 1024 * 1024)).toBe(3 * 1024 * 1024);
+    expect(usedToClear(1024 * 1024)).toBe(512 * 1024);
     const steps = walk([reading(100, 0), reading(60, 0), reading(70, 0), reading(95, 0), reading(63, 0), reading(96, 0), reading(90, 0)]);
     expect(steps.map((s) => s.change)).toEqual([null, 'raised', null, null, null, 'cleared', null]);
     expect(steps[1]!.alarm).toEqual({ active: true, cause: 'free_space', since: 1 });
@@ -79,6 +82,10 @@ describe('the storage alarm', () => {
     expect(mayHaveCrossed(reading(70, 0), 5 * MB, limits)).toBe(false);
     expect(mayHaveCrossed(reading(70, 0), 7 * MB, limits)).toBe(true);
     expect(mayHaveCrossed(reading(1000, 495), 5 * MB, limits)).toBe(true);
+    // Writes under way are not on the disk a look sees: it counts them as if they were.
+    expect(crossedLimit(afterWrites(reading(70, 0), 5 * MB), limits)).toBeNull();
+    expect(crossedLimit(afterWrites(reading(70, 0), 7 * MB), limits)).toBe('free_space');
+    expect(crossedLimit(afterWrites(reading(1000, 490), 10 * MB), limits)).toBe('quota');
     expect(mayHaveCrossed(reading(null, null), 1e12, { reserveBytes: 0, quotaBytes: null })).toBe(false);
     // A quarter of the reserve written: look, whatever the last reading said (the disk may have filled otherwise).
     expect(mayHaveCrossed(reading(1000, 0), 15 * MB, limits)).toBe(false);
