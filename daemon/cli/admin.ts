@@ -7,8 +7,10 @@ import { systemClock } from '../shared/clock.js';
 import { validateChannel } from '../domain/channel-kinds.js';
 import { API_KEY_LENGTH } from '../domain/ids.js';
 import { parseCount } from '../domain/text-values.js';
+import { UsageError } from './usage-error.js';
 
-export class UsageError extends Error {}
+// The commands take it from here with the rest of their kit.
+export { UsageError };
 
 export interface Output {
   json: boolean;
