@@ -3,6 +3,7 @@
 // address, a URL or a command) and, where there is more to say, a JSON object
 // that follows upstream's stored format (notifications.md §8). Pure: no I/O.
 import { isHeaderName } from './templates.js';
+import { bool, int, isHttpUrl, onlyKeys, parseJsonObject, str, ValueError } from './value-rules.js';
 
 export type NotifyEventName = 'down' | 'up';
 
@@ -32,63 +33,6 @@ export type ValueCheck = { ok: true; value: string } | { ok: false; error: strin
 const EMAIL_RE = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
 const NTFY_TOPIC_RE = /^[-_A-Za-z0-9]{1,64}$/;
 const MAX_PART = 1000;
-
-class ValueError extends Error {}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (
-      (url.protocol === 'http:' || url.protocol === 'https:') && /^https?:\/\/[^/?#\s]/i.test(value) && url.hostname !== ''
-    );
-  } catch {
-    return false;
-  }
-}
-
-function parseJsonObject(kind: string, value: string): Record<string, unknown> {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(value);
-  } catch (err) {
-    throw new ValueError(`--value for a ${kind} channel is not valid JSON: ${(err as Error).message}`);
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-    throw new ValueError(`--value for a ${kind} channel must be a JSON object`);
-  }
-  return doc as Record<string, unknown>;
-}
-
-function onlyKeys(kind: string, doc: Record<string, unknown>, allowed: readonly string[]): void {
-  for (const key of Object.keys(doc)) {
-    if (!allowed.includes(key)) {
-      throw new ValueError(`--value for a ${kind} channel: unknown member "${key}"; allowed: ${allowed.join(', ')}`);
-    }
-  }
-}
-
-function str(kind: string, doc: Record<string, unknown>, key: string, dflt: string): string {
-  const v = doc[key];
-  if (v === undefined || v === null) return dflt;
-  if (typeof v !== 'string') throw new ValueError(`--value for a ${kind} channel: "${key}" must be a string`);
-  return v;
-}
-
-function bool(kind: string, doc: Record<string, unknown>, key: string, dflt: boolean): boolean {
-  const v = doc[key];
-  if (v === undefined || v === null) return dflt;
-  if (typeof v !== 'boolean') throw new ValueError(`--value for a ${kind} channel: "${key}" must be true or false`);
-  return v;
-}
-
-function int(kind: string, doc: Record<string, unknown>, key: string, dflt: number, min: number, max: number): number {
-  const v = doc[key];
-  if (v === undefined || v === null) return dflt;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw new ValueError(`--value for a ${kind} channel: "${key}" must be a whole number from ${min} to ${max}`);
-  }
-  return v;
-}
 
 // ---- webhook -----------------------------------------------------------------
 
