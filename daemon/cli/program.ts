@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { pino } from 'pino';
 import { checkListenHosts, resolveServeConfig, type RawServeOptions } from '../config/serve.js';
-import { NOTIFY_SETTINGS, SERVE_SETTINGS, SETTINGS, settingHelp, shownDefault, type Setting } from '../config/settings.js';
+import { DELIVERY_SETTINGS, SERVE_SETTINGS, SETTINGS, settingHelp, shownDefault, type Setting } from '../config/settings.js';
 import { ConfigError } from '../config/values.js';
 import { createLogger, writesToJournal } from '../shared/log.js';
 import { sdNotify } from '../shared/systemd-notify.js';
@@ -147,8 +147,8 @@ export function buildProgram(): Command {
     .action(async (opts) => (await import('./channels-admin.js')).channelList(opts.dataDir, opts, makeOutput(opts.json)));
   const channelTest = adminCommand(channel.command('test').description('send a test notification through a channel; exit 1 if it fails'))
     .argument('<id>', 'channel id');
-  // The notifier's flags, as `serve` takes them.
-  for (const option of settingOptions(Object.values(NOTIFY_SETTINGS))) channelTest.addOption(option);
+  // The notifier's and the integrations' flags, as `serve` takes them.
+  for (const option of settingOptions(DELIVERY_SETTINGS)) channelTest.addOption(option);
   channelTest.action(async (id: string, opts) =>
     (await import('./channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
   );

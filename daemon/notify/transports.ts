@@ -18,6 +18,7 @@ import {
 } from './message.js';
 import type { ChannelRecord } from '../domain/types.js';
 import type { NotifyConfig } from '../config/notify.js';
+import { SECRET_ENV } from '../config/settings.js';
 import { fetch as undiciFetch, type Agent } from 'undici';
 import { isPrivateLiteral, PRIVATE_ADDRESS_CODE, PRIVATE_ADDRESS_ERROR, publicOnlyDispatcher } from './private-addresses.js';
 
@@ -297,13 +298,11 @@ async function deliverEmail(to: string, n: Notification, s: TransportSettings, s
 
 // ---- shell ---------------------------------------------------------------------
 
-/** Daemon settings that must not reach a user's command. */
-const SECRET_ENV = ['CHECKD_SMTP_URL'];
-
 async function deliverShell(template: string, n: Notification, s: TransportSettings, signal?: AbortSignal): Promise<DeliveryResult> {
   if (!s.allowShell) return fail('Shell commands are not enabled', true);
   const command = shellCommand(template, n);
   const env: NodeJS.ProcessEnv = { ...process.env, ...shellEnv(n) };
+  // Daemon secrets must not reach a user's command.
   for (const name of SECRET_ENV) delete env[name];
   return new Promise<DeliveryResult>((resolve) => {
     // Its own process group, so a timeout kills the command's children too.

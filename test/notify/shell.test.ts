@@ -62,6 +62,8 @@ describe('shell channel', () => {
     expect(readFileSync(downFile, 'utf8').split('\n')).toEqual(['down', name, check.uuid, 'a b$c', 'fail', '7', 'shell project', name, 'b$c', '']);
 
     process.env.CHECKD_SMTP_URL = 'smtp://u:leaky-password@127.0.0.1:1';
+    const tokens = ['CHECKD_TELEGRAM_BOT_TOKEN', 'CHECKD_PUSHOVER_APP_TOKEN', 'CHECKD_MATRIX_ACCESS_TOKEN'];
+    for (const name of tokens) process.env[name] = `leaky-${name}`;
     try {
       await ping(d.url, `/ping/${check.uuid}`);
       const upFile = join(dir, `up-${check.uuid}.txt`);
@@ -71,8 +73,10 @@ describe('shell channel', () => {
       expect(env).toContain(`CHECKD_CODE=${check.uuid}\n`);
       expect(env).toMatch(/^CHECKD_DOWNTIME_S=\d+$/m);
       expect(env).not.toContain('leaky-password');
+      for (const name of tokens) expect(env).not.toContain(`leaky-${name}`);
     } finally {
       delete process.env.CHECKD_SMTP_URL;
+      for (const name of tokens) delete process.env[name];
     }
   });
 
