@@ -8,7 +8,7 @@ import { systemClock } from '../shared/clock.js';
 import { inspectDataDir } from '../store/db.js';
 import { Store } from '../store/store.js';
 import type { ProjectRecord } from '../domain/types.js';
-import { noCheckdData, openForProject, countArgument, requireProject, UsageError, type Output } from './admin.js';
+import { checkGroupMembers, noCheckdData, openForProject, countArgument, requireProject, UsageError, type Output } from './admin.js';
 
 /** The project as `project list` shows it. */
 function projectJson(store: Store, p: ProjectRecord) {
@@ -106,6 +106,7 @@ export async function channelUpdate(dataDir: string, id: string, opts: { name?: 
     if (opts.value !== undefined) {
       const checked = validateChannel(channel.kind, opts.value);
       if (!checked.ok) throw new UsageError(checked.error);
+      if (channel.kind === 'group') checkGroupMembers(store, channel.projectId, checked.value);
       fields.value = checked.value;
     }
     const updated = (await store.updateChannel(id, fields, systemClock.now()))!;

@@ -5,13 +5,12 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { pino } from 'pino';
 import { checkListenHosts, resolveServeConfig, type RawServeOptions } from '../config/serve.js';
-import { DELIVERY_SETTINGS, SERVE_SETTINGS, SETTINGS, settingHelp, shownDefault, type Setting } from '../config/settings.js';
+import { DELIVERY_SETTINGS, INTEGRATION_SETTINGS, SERVE_SETTINGS, SETTINGS, settingHelp, shownDefault, type Setting } from '../config/settings.js';
 import { ConfigError } from '../config/values.js';
 import { createLogger, writesToJournal } from '../shared/log.js';
 import { sdNotify } from '../shared/systemd-notify.js';
 import { DataDirError } from '../store/db.js';
 import {
-  channelCreate,
   keyCreate,
   keyRevoke,
   makeOutput,
@@ -136,12 +135,14 @@ export function buildProgram(): Command {
     .action(async (k: string, opts) => keyRevoke(opts.dataDir, { project: opts.project, key: k }, makeOutput(opts.json)));
 
   const channel = program.command('channel').description('manage notification channels');
-  adminCommand(channel.command('create').description('create a channel'))
+  const channelCreate = adminCommand(channel.command('create').description('create a channel'))
     .requiredOption('--project <id>', 'project id')
-    .requiredOption('--kind <kind>', 'email, webhook, shell, slack, discord or ntfy')
+    .requiredOption('--kind <kind>', 'email, webhook, shell, slack, discord, ntfy or a service (docs/notifications.md)')
     .option('--name <name>', 'name, usable in the API channels parameter')
     .option('--value <value>', 'address, URL or command, depending on the kind')
-    .action(async (opts) => channelCreate(opts.dataDir, opts, makeOutput(opts.json)));
+    .action(async (opts) => (await import('./channels-admin.js')).channelCreate(opts.dataDir, opts, makeOutput(opts.json)));
+  // A matrix channel made from a #room:server alias: the account that joins the room.
+  for (const option of settingOptions([INTEGRATION_SETTINGS.matrixHomeserver, INTEGRATION_SETTINGS.matrixAccessToken])) channelCreate.addOption(option);
   adminCommand(channel.command('list').description("list a project's channels with their last delivery result"))
     .requiredOption('--project <id>', 'project id')
     .action(async (opts) => (await import('./channels-admin.js')).channelList(opts.dataDir, opts, makeOutput(opts.json)));

@@ -4,6 +4,8 @@
 // that follows upstream's stored format (notifications.md §8). Pure: no I/O.
 import { isHeaderName } from './templates.js';
 import { bool, int, isHttpUrl, onlyKeys, parseJsonObject, str, ValueError } from './value-rules.js';
+import { isIntegrationKind, parseIntegrationValue, type IntegrationSpec } from './integrations/index.js';
+import { PO_OFF } from './integrations/po.js';
 
 export type NotifyEventName = 'down' | 'up';
 
@@ -23,7 +25,9 @@ export type ChannelSpec =
   | { kind: 'shell'; cmdDown: string; cmdUp: string }
   | { kind: 'slack'; url: string }
   | { kind: 'discord'; url: string }
-  | { kind: 'ntfy'; url: string; topic: string; priority: number; priorityUp: number; token: string };
+  | { kind: 'ntfy'; url: string; topic: string; priority: number; priorityUp: number; token: string }
+  /** The service integrations, each parsed by its module in integrations/. */
+  | IntegrationSpec;
 
 export type ParsedValue = { ok: true; spec: ChannelSpec } | { ok: false; error: string };
 
@@ -201,6 +205,7 @@ export function parseChannelValue(kind: string, rawValue: string): ParsedValue {
       case 'ntfy':
         return { ok: true, spec: parseNtfy(value) };
       default:
+        if (isIntegrationKind(kind)) return { ok: true, spec: parseIntegrationValue(kind, value) };
         return { ok: false, error: `channel kind "${kind}" cannot be delivered to` };
     }
   } catch (err) {
@@ -211,10 +216,12 @@ export function parseChannelValue(kind: string, rawValue: string): ParsedValue {
 
 /**
  * The checks channel-kinds' `validateChannel` cannot make by itself: the JSON
- * forms and the ntfy topic. Null when the plain checks there decide.
+ * forms, the ntfy topic and every service integration. Null when the plain
+ * checks there decide.
  */
 export function checkStructuredValue(kind: string, value: string): ValueCheck | null {
   const structured =
+    isIntegrationKind(kind) ||
     ((kind === 'webhook' || kind === 'email' || kind === 'ntfy') && value.startsWith('{')) ||
     (kind === 'shell' && shellIsJson(value)) ||
     (kind === 'ntfy' && isHttpUrl(value)) ||
@@ -234,6 +241,10 @@ export function isNoop(spec: ChannelSpec, event: NotifyEventName): boolean {
     case 'shell':
       return (event === 'down' ? spec.cmdDown : spec.cmdUp) === '';
     case 'ntfy':
+      return (event === 'down' ? spec.priority : spec.priorityUp) === 0;
+    case 'po':
+      return (event === 'down' ? spec.priority : spec.priorityUp) === PO_OFF;
+    case 'gotify':
       return (event === 'down' ? spec.priority : spec.priorityUp) === 0;
     default:
       return false;

@@ -24,4 +24,18 @@ export interface Notification {
   checkJson: string;
   /** A `checkd channel test` message, not a real flip. */
   test: boolean;
+  /** When this attempt is made: "10 minutes ago" in messages is counted from here. Default: the flip. */
+  sentAt?: number;
+  /** Stable across the retries of one delivery (Matrix's transaction id). */
+  deliveryKey?: string;
+  /** The project's other checks at send time, for the kinds that list those still down. */
+  others?: OtherChecks;
+}
+
+/** The other checks of the check's project, as some messages list them. */
+export interface OtherChecks {
+  /** How many other checks the project has. */
+  total: number;
+  /** Those that are down, sorted by name. */
+  down: Array<{ name: string; lastPing: number | null }>;
 }
