@@ -1,12 +1,14 @@
 // The ingredients the service integrations build their messages from
-// (spec/integrations.md §0.2): the check's name, the cause of a down event,
-// the downtime of an up event, period or schedule, the last ping in a few
-// words, the last ping's body cut to what a message carries, the project's
-// other checks that are down, and the per-check key incident tools
-// de-duplicate on. Each kind puts them in its service's format. Pure.
+// (spec/integrations.md §0.2): the check's name, the cause of a down event
+// (the alert policies' included), the downtime of an up event, period or
+// schedule, the last ping in a few words, the last ping's body cut to what a
+// message carries, the project's other checks that are down, and the
+// per-check key incident tools de-duplicate on. Each kind puts them in its
+// service's format. Pure.
 import { tagList, uniqueKeyOf } from '../../domain/ids.js';
 import type { CheckRecord } from '../../domain/types.js';
 import { displayName, html, humanDuration, pingKindText, type Notification } from '../message.js';
+import { policyReasonPhrase } from '../policy-text.js';
 
 /** Characters of the last ping body a chat message carries. */
 export const BODY_EXCERPT_CHARS = 1000;
@@ -23,21 +25,16 @@ export function statusWord(n: Notification): 'DOWN' | 'UP' {
 
 /**
  * Why the check went down, as a phrase for "… is DOWN (<cause>)", or null
- * (up events). A flip reason this code does not know yet shows as its name.
+ * (up events): upstream's two causes, or the alert policy that took it down.
  */
 export function causePhrase(n: Notification): string | null {
   if (n.test) return 'a test notification sent by checkd channel test';
   if (n.event !== 'down') return null;
-  switch (n.flip.reason) {
-    case 'timeout':
-      return 'success signal did not arrive on time, grace time passed';
-    case 'fail':
-      return 'received a failure signal';
-    case '':
-      return null;
-    default:
-      return n.flip.reason;
-  }
+  const policy = policyReasonPhrase(n.flip, n.check);
+  if (policy !== null) return policy;
+  if (n.flip.reason === 'timeout') return 'success signal did not arrive on time, grace time passed';
+  if (n.flip.reason === 'fail') return 'received a failure signal';
+  return null;
 }
 
 /** " (<cause>)" or "". */

@@ -31,12 +31,15 @@ function notification(over: Partial<Notification> = {}): Notification {
 }
 
 describe('message ingredients', () => {
-  it('the cause of a down event; none for up; an unknown reason by its name', () => {
+  it("the cause of a down event, the alert policies' included; none for up", () => {
     expect(causePhrase(notification())).toBe('success signal did not arrive on time, grace time passed');
     expect(causePhrase(notification({ flip: { created: FLIP, oldStatus: 'up', newStatus: 'down', reason: 'fail', processed: false } }))).toBe('received a failure signal');
     expect(causePhrase(notification({ event: 'up' }))).toBeNull();
-    const later = { created: FLIP, oldStatus: 'up', newStatus: 'down', reason: 'duration', processed: false } as unknown as Notification['flip'];
-    expect(causePhrase(notification({ flip: later }))).toBe('duration');
+    const overran = notification({ flip: { created: FLIP, oldStatus: 'up', newStatus: 'down', reason: 'duration', processed: false } });
+    overran.check.maxDuration = 5400;
+    expect(causePhrase(overran)).toBe('the run took too long: it ran longer than 1h 30m');
+    const tolerated = { created: FLIP, oldStatus: 'up', newStatus: 'down', reason: 'fail', failures: 3, processed: false } as const;
+    expect(causePhrase(notification({ flip: tolerated }))).toBe('received a failure signal: 3 consecutive failures');
     expect(causePhrase(notification({ test: true }))).toBe('a test notification sent by checkd channel test');
   });
 
