@@ -11,7 +11,9 @@ import { CheckService } from './service/checks.js';
 import { PingService } from './service/pings.js';
 import { registerPingRoutes } from './ping/routes.js';
 import { EventTail } from './store/event-tail.js';
-import { DeadlineMonitor } from './monitor/deadlines.js';
+import { DeadlineMonitor, MAX_SLEEP_MS } from './monitor/deadlines.js';
+import { HEARTBEAT_EVERY_MS, passIntervalMs, SelfWatch } from './monitor/self-watch.js';
+import { sdNotify, watchdogIntervalMs } from './shared/systemd-notify.js';
 import { Notifier } from './notify/notifier.js';
 import { NOTIFY_DEFAULTS } from './config/notify.js';
 import { Store } from './store/store.js';
@@ -69,7 +71,16 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
   const journalWriter = new JournalWriter(store, config.dataDir, logger.child({ component: 'journal' }));
   closers.push(() => journalWriter.stop());
   const events = new EventTail(store, logger);
-  const monitor = new DeadlineMonitor(store, clock, logger.child({ component: 'monitor' }));
+  const watching = {
+    heartbeatUrl: config.heartbeatUrl,
+    heartbeatEveryMs: config.heartbeatEveryMs ?? HEARTBEAT_EVERY_MS,
+    watchdogMs: watchdogIntervalMs(),
+  };
+  const selfWatch = new SelfWatch({ ...watching, notify: (state) => sdNotify(state, logger), logger: logger.child({ component: 'self-watch' }) });
+  const monitor = new DeadlineMonitor(store, clock, logger.child({ component: 'monitor' }), {
+    maxSleepMs: passIntervalMs(watching, MAX_SLEEP_MS),
+    onAlive: selfWatch.alive,
+  });
   events.subscribe(monitor.onEvents);
   const notifier = new Notifier(store, clock, logger.child({ component: 'notifier' }), config.notify ?? NOTIFY_DEFAULTS, config.baseUrl);
   // The cursor exists before the monitor's catch-up can flip anything.
@@ -137,6 +148,9 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
   const smtpAddress = config.smtpListen ? await startEmailPings(config, pings, logger, closers) : null;
   // Deliveries begin once both listeners are up (a failed start leaves nothing running).
   notifier.start();
+  // The monitor's passes are reported from now on: WATCHDOG=1 and the heartbeat.
+  selfWatch.start();
+  closers.push(() => selfWatch.stop());
   const pruner = startEventPruning(store, clock, logger, () => notifier.pruneFloor());
   closers.push(() => clearInterval(pruner));
   let stopping: Promise<void> | null = null;

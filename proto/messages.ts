@@ -28,6 +28,14 @@ export interface CheckMsg {
   created_ms: number;
   /** For a check stored as down: when it went down; 0 otherwise. */
   down_since_ms: number;
+  // The alert policies: always on the wire; optional here for messages made
+  // by hand (tests), which stand for a check that uses none.
+  max_duration_s?: number;
+  failure_tolerance?: number;
+  consecutive_failures?: number;
+  muted_until_ms?: number;
+  depends_on?: string;
+  suppressed_by?: string;
 }
 
 export interface PingMsg {
@@ -50,6 +58,10 @@ export interface FlipMsg {
   new_status: string;
   reason: string;
   revision: number;
+  /** Recorded while notifications were held: "mute", "maintenance", "dependency"; "" when told at once. */
+  held?: string;
+  /** A fail flip of a check with a failure tolerance: the failures in a row. */
+  failures?: number;
 }
 
 export interface ProjectMsg {

@@ -20,7 +20,8 @@
 # Needs: Node.js >= 20 and npm installed system-wide (not under /root or
 # /home: ProtectHome=yes hides those from the service). Optional: python3, make
 # and g++ let npm build the unix-dgram addon for sd_notify; without them checkd
-# uses the systemd-notify tool instead.
+# uses the systemd-notify tool instead, and a drop-in allows that
+# (NotifyAccess=all, checkd.service.d/notify-access.conf).
 #
 # The paths can be changed for a test run: PREFIX, ETC_DIR, UNIT_DIR, BIN_DIR.
 set -euo pipefail
@@ -102,7 +103,9 @@ say "installing production dependencies in $STAGE"
 # No build here: `prepare` would need the dev dependencies (typescript).
 (cd "$STAGE" && npm pkg delete scripts.prepare && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
 [ -d "$STAGE/node_modules/lmdb" ] || die "npm did not install the dependencies in $STAGE"
+ADDON=1
 if [ ! -f "$STAGE/node_modules/unix-dgram/build/Release/unix_dgram.node" ]; then
+  ADDON=0
   warn "the unix-dgram addon was not built (no compiler?): checkd will notify systemd through systemd-notify"
 fi
 chown -R root:root "$STAGE"
@@ -133,6 +136,16 @@ if ! grep -qxF "ExecStart=$EXEC" "$UNIT_DIR/checkd.service"; then
   sed -i "s|^ExecStart=.*|ExecStart=$EXEC|" "$UNIT_DIR/checkd.service"
 fi
 say "unit: $UNIT_DIR/checkd.service"
+# The unit takes notifications from checkd's own process only (NotifyAccess=main);
+# systemd-notify, the fallback without the addon, is a child process.
+DROPIN="$UNIT_DIR/checkd.service.d/notify-access.conf"
+if [ "$ADDON" = 0 ]; then
+  install -d -m 0755 "$UNIT_DIR/checkd.service.d"
+  printf '# Written by install.sh: no unix-dgram addon, so checkd notifies systemd through systemd-notify.\n[Service]\nNotifyAccess=all\n' >"$DROPIN"
+  say "drop-in: $DROPIN (NotifyAccess=all for systemd-notify)"
+else
+  rm -f "$DROPIN"
+fi
 
 install -d -m 0755 "$ETC_DIR"
 if [ -e "$ETC_DIR/checkd.env" ]; then

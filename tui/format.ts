@@ -1,6 +1,7 @@
 // Text formatting for checktop: relative times, durations, fixed-width cells.
 // Pure functions of their arguments (`now` is always passed in), so the table
 // renders the same in tests as on a terminal.
+import stringWidth from 'string-width';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -76,6 +77,18 @@ export function periodOf(check: { kind: string; timeout_s: number; schedule: str
   return check.schedule;
 }
 
+/** "exit 3" for a ping that reported an exit status, "" for one that did not. */
+export function exitText(ping: { exit_status?: number }): string {
+  return ping.exit_status === undefined ? '' : `exit ${ping.exit_status}`;
+}
+
+/** "52 B", "3.1 KB", "1.0 MB": a body's size. */
+export function bytes(n: number): string {
+  if (n < 1000) return `${n} B`;
+  if (n < 1_000_000) return `${(n / 1000).toFixed(1)} KB`;
+  return `${(n / 1_000_000).toFixed(1)} MB`;
+}
+
 function two(n: number): string {
   return String(n).padStart(2, '0');
 }
@@ -92,15 +105,45 @@ export function dateTime(ms: number): string {
   return `${two(d.getMonth() + 1)}-${two(d.getDate())} ${clockTime(ms)}`;
 }
 
+/** Printable ASCII only: its display width is its length. */
+const PLAIN = /^[\x20-\x7e]*$/;
+/** Control characters (a name could carry an escape sequence): shown as U+FFFD, never sent to the terminal. */
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Columns `text` takes on a terminal: CJK and most emoji take two, combining marks none. */
+export function displayWidth(text: string): number {
+  return PLAIN.test(text) ? text.length : stringWidth(text);
+}
+
 /**
- * Cut or pad to exactly `width` columns. Names are user input and may hold wide
- * characters; counting code points is close enough for a monitor and keeps this
- * cheap for 10,000 rows.
+ * Cut or pad to exactly `width` terminal columns, by display width: names are
+ * user input and may hold wide characters (CJK, emoji) or combining marks,
+ * and a row must keep every column where the header puts it. A cut ends in
+ * "…"; a wide character that would straddle the edge is left out.
  */
 export function fit(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   if (width <= 0) return '';
-  const chars = Array.from(text.replace(/[\r\n\t]/g, ' '));
-  if (chars.length > width) return width === 1 ? '…' : chars.slice(0, width - 1).join('') + '…';
-  const pad = ' '.repeat(width - chars.length);
-  return align === 'left' ? chars.join('') + pad : pad + chars.join('');
+  const clean = text.replace(/[\r\n\t]/g, ' ').replace(CONTROL, '\ufffd');
+  let w = displayWidth(clean);
+  let out = clean;
+  if (w > width) {
+    if (PLAIN.test(clean)) {
+      out = width === 1 ? '…' : clean.slice(0, width - 1) + '…';
+      w = width;
+    } else {
+      out = '';
+      w = 0;
+      for (const { segment } of graphemes.segment(clean)) {
+        const sw = stringWidth(segment);
+        if (w + sw > width - 1) break;
+        out += segment;
+        w += sw;
+      }
+      out += '…';
+      w += 1;
+    }
+  }
+  const pad = ' '.repeat(width - w);
+  return align === 'left' ? out + pad : pad + out;
 }

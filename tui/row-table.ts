@@ -39,7 +39,10 @@ const RESORT_SHARE = 0.25;
  */
 const MAX_CHAIN = 8;
 
-/** Worst first (rank), then by name; a strict order since every sortKey is distinct. */
+/** A strict order of rows: no two distinct rows compare equal. */
+export type RowOrder<R extends TableRow> = (a: R, b: R) => number;
+
+/** The default order: worst first (rank), then by name; strict since every sortKey is distinct. */
 export function compareRows(a: TableRow, b: TableRow): number {
   if (a.rank !== b.rank) return a.rank - b.rank;
   return a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0;
@@ -64,6 +67,7 @@ function bucketsFor(size: number): number {
 /** How one edit changed the table: the rows that left it and the rows that came in. */
 interface Change<R extends TableRow> {
   from: RowTable<R>;
+  order: RowOrder<R>;
   removed: R[];
   added: R[];
 }
@@ -77,6 +81,7 @@ interface View<R extends TableRow> {
 /** What a table needs to derive its view from the older table's: that view and the edit between them. */
 interface ViewChange<R extends TableRow> {
   view: View<R>;
+  order: RowOrder<R>;
   removed: R[];
   added: R[];
 }
@@ -101,10 +106,12 @@ export class RowTable<R extends TableRow> {
     private readonly chain: number,
     /** The earliest `due` in each bucket, so that a tick visits only buckets with a row due. */
     private readonly bucketDue: Float64Array,
+    /** The order of sorted() and view(). */
+    readonly order: RowOrder<R>,
   ) {}
 
-  /** A table of `rows` (the last of two with one id wins), counted by `labelOf`. */
-  static of<R extends TableRow>(rows: Iterable<R>, labelOf: (row: R) => Label): RowTable<R> {
+  /** A table of `rows` (the last of two with one id wins), counted by `labelOf`, sorted by `order`. */
+  static of<R extends TableRow>(rows: Iterable<R>, labelOf: (row: R) => Label, order: RowOrder<R> = compareRows): RowTable<R> {
     const all = [...rows];
     const n = bucketsFor(all.length);
     const buckets = Array.from({ length: n }, () => new Map<string, R>());
@@ -118,7 +125,12 @@ export class RowTable<R extends TableRow> {
     }
     const due = new Float64Array(n);
     for (let b = 0; b < n; b++) due[b] = earliestDue(buckets[b]!);
-    return new RowTable(buckets, size, labelOf, counts, tags, null, 0, due);
+    return new RowTable(buckets, size, labelOf, counts, tags, null, 0, due, order);
+  }
+
+  /** The same rows in another order. */
+  sortedBy(order: RowOrder<R>): RowTable<R> {
+    return order === this.order ? this : RowTable.of(this.values(), this.labelOf, order);
   }
 
   get(id: string): R | undefined {
@@ -164,12 +176,12 @@ export class RowTable<R extends TableRow> {
     }
   }
 
-  /** All rows in compareRows order; computed once per table, from the older table's order when there is one. */
+  /** All rows in the table's order; computed once per table, from the older table's order when there is one. */
   sorted(): readonly R[] {
     if (this.sortedCache) return this.sortedCache;
     const change = this.change;
     this.change = null; // from here on the older table may be collected
-    this.sortedCache = (change && derivedOrder(change, this.size)) || [...this.values()].sort(compareRows);
+    this.sortedCache = (change && derivedOrder(change, this.size)) || [...this.values()].sort(this.order);
     return this.sortedCache;
   }
 
@@ -184,7 +196,9 @@ export class RowTable<R extends TableRow> {
     const change = this.viewChange;
     this.viewChange = null;
     const rows =
-      (change?.view.key === key && mergeChange(change.view.rows, change.removed.filter(match), change.added.filter(match))) ||
+      (change?.view.key === key &&
+        change.order === this.order &&
+        mergeChange(change.view.rows, change.removed.filter(match), change.added.filter(match), this.order)) ||
       this.sorted().filter(match);
     this.viewCache = { key, rows };
     return rows;
@@ -202,7 +216,11 @@ export class RowTable<R extends TableRow> {
     // snapshot) is spread over more buckets once they hold four times their
     // share: from scratch, once in a while.
     if (size > buckets.length * ROWS_PER_BUCKET * 4 && buckets.length < MAX_BUCKETS) {
-      return RowTable.of(buckets.flatMap((bucket) => [...bucket.values()]), this.labelOf);
+      return RowTable.of(
+        buckets.flatMap((bucket) => [...bucket.values()]),
+        this.labelOf,
+        this.order,
+      );
     }
     const due = this.bucketDue.slice();
     for (const b of touched) due[b] = earliestDue(buckets[b]!);
@@ -213,7 +231,7 @@ export class RowTable<R extends TableRow> {
     for (const row of added) count(counts, tags, row, this.labelOf, +1);
     // Keep the way back to an order that is (or will be) computed, but never a long chain of them.
     const chain = this.sortedCache ? 0 : this.chain + 1;
-    const change = chain <= MAX_CHAIN ? { from: this, removed, added } : null;
+    const change = chain <= MAX_CHAIN ? { from: this, order: this.order, removed, added } : null;
     const table = new RowTable(
       buckets,
       size,
@@ -223,9 +241,10 @@ export class RowTable<R extends TableRow> {
       change,
       change ? chain : 0,
       due,
+      this.order,
     );
     if (!tags) table.tagsCache = this.tagsCache;
-    if (this.viewCache) table.viewChange = { view: this.viewCache, removed, added };
+    if (this.viewCache) table.viewChange = { view: this.viewCache, order: this.order, removed, added };
     return table;
   }
 }
@@ -329,9 +348,9 @@ function tagsChanged<R extends TableRow>(removed: readonly R[], added: readonly 
 
 /** The order of the table `change` led to, or null when sorting from scratch is as cheap. */
 function derivedOrder<R extends TableRow>(change: Change<R>, size: number): R[] | null {
-  const { from, removed, added } = change;
+  const { from, order, removed, added } = change;
   if (removed.length + added.length > size * RESORT_SHARE) return null;
-  return mergeChange(from.sorted(), removed, added);
+  return mergeChange(from.sorted(), removed, added, order);
 }
 
 /**
@@ -341,18 +360,23 @@ function derivedOrder<R extends TableRow>(change: Change<R>, size: number): R[] 
  * removed and taking in the added, with only O(k log n) comparisons of rows.
  * Null if the old order lacks a removed row (a bug elsewhere: sort afresh).
  */
-function mergeChange<R extends TableRow>(old: readonly R[], removed: readonly R[], unsortedAdded: readonly R[]): R[] | null {
+function mergeChange<R extends TableRow>(
+  old: readonly R[],
+  removed: readonly R[],
+  unsortedAdded: readonly R[],
+  order: RowOrder<R>,
+): R[] | null {
   const skip: number[] = [];
   for (const row of removed) {
-    const i = lowerBound(old, row);
+    const i = lowerBound(old, row, order);
     if (old[i] !== row) return null;
     skip.push(i);
   }
   skip.sort((x, y) => x - y);
   // A sorted copy: the edit's own list is shared with the view's derivation.
-  const added = [...unsortedAdded].sort(compareRows);
+  const added = [...unsortedAdded].sort(order);
   // Where each added row goes, in the old order's positions.
-  const put = added.map((row) => lowerBound(old, row));
+  const put = added.map((row) => lowerBound(old, row, order));
   const out: R[] = [];
   let o = 0;
   let s = 0;
@@ -373,12 +397,12 @@ function mergeChange<R extends TableRow>(old: readonly R[], removed: readonly R[
 }
 
 /** The first index of `sorted` whose row does not come before `row`. */
-function lowerBound<R extends TableRow>(sorted: readonly R[], row: R): number {
+function lowerBound<R extends TableRow>(sorted: readonly R[], row: R, order: RowOrder<R>): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareRows(sorted[mid]!, row) < 0) lo = mid + 1;
+    if (order(sorted[mid]!, row) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;

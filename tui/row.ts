@@ -1,8 +1,9 @@
 // One check as checktop's table holds it: the wire check plus what is derived
 // from it once (display status, rank, sort and search keys, when to look again),
 // so that sorting and filtering 100,000 rows do no per-row work.
-import { nextStatusChange, statusAt } from '../daemon/domain/status.js';
+import { downAt, nextStatusChange, statusAt } from '../daemon/domain/status.js';
 import type { DisplayStatusV2 } from '../daemon/domain/types.js';
+import { lastActivity } from './countdown.js';
 import { rankOf } from './labels.js';
 import { checkIdOf, statusInputsOf, type CheckMsg } from './wire.js';
 
@@ -17,6 +18,10 @@ export interface Row {
   haystack: string;
   /** Server time at which the status may change by itself (nextStatusChange). */
   due: number;
+  /** What the other orders sort by: last activity, when it goes down (Infinity: not by itself), the last run in ms. */
+  lastAt: number;
+  deadline: number;
+  duration: number;
 }
 
 export function makeRow(check: CheckMsg, serverNow: number): Row {
@@ -31,6 +36,9 @@ export function makeRow(check: CheckMsg, serverNow: number): Row {
     sortKey: `${check.name.toLowerCase()}\u0000${id}`,
     haystack: [check.name, check.slug, ...check.tags].join(' ').toLowerCase(),
     due: nextStatusChange(inputs, serverNow),
+    lastAt: lastActivity(check),
+    deadline: downAt(inputs) ?? Infinity,
+    duration: check.last_duration_ms,
   };
 }
 

@@ -2,7 +2,7 @@
 // call, promise-shaped unary calls with deadlines, and the Watch stream.
 import * as grpc from '@grpc/grpc-js';
 import { loadCheckdProto } from '../proto/checkd.js';
-import type { CheckDetailMsg, CheckMsg, ProjectMsg, WatchEventMsg } from './wire.js';
+import type { CheckDetailMsg, CheckMsg, ListFlipsResponseMsg, ListPingsResponseMsg, PingBodyMsg, ProjectMsg, WatchEventMsg } from './wire.js';
 
 /**
  * Keepalive pings find a dead link (an SSH tunnel that dropped, a laptop that
@@ -21,7 +21,7 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
 /** Deadline of a unary call made from the UI (details, pause, resume). */
 export const CALL_TIMEOUT_MS = 5000;
 
-type UnaryMethod = 'GetProject' | 'ListChecks' | 'GetCheck' | 'PauseCheck' | 'ResumeCheck';
+type UnaryMethod = 'GetProject' | 'ListChecks' | 'GetCheck' | 'ListPings' | 'ListFlips' | 'GetPingBody' | 'PauseCheck' | 'ResumeCheck';
 
 type RawClient = grpc.Client & {
   [m in UnaryMethod]: (
@@ -65,6 +65,20 @@ export class CheckdRpc {
 
   getCheck(id: string, limit: number, timeoutMs = CALL_TIMEOUT_MS): Promise<CheckDetailMsg> {
     return this.unary('GetCheck', { id, limit }, timeoutMs);
+  }
+
+  /** Pings numbered below `beforeN` (0: the newest), newest first. */
+  listPings(id: string, beforeN: number, pageSize: number, timeoutMs = CALL_TIMEOUT_MS): Promise<ListPingsResponseMsg> {
+    return this.unary('ListPings', { id, before_n: beforeN, page_size: pageSize }, timeoutMs);
+  }
+
+  /** Flips recorded before `beforeRevision` (0: the newest), newest first. */
+  listFlips(id: string, beforeRevision: number, pageSize: number, timeoutMs = CALL_TIMEOUT_MS): Promise<ListFlipsResponseMsg> {
+    return this.unary('ListFlips', { id, before_revision: beforeRevision, page_size: pageSize }, timeoutMs);
+  }
+
+  getPingBody(id: string, n: number, maxBytes: number, timeoutMs = CALL_TIMEOUT_MS): Promise<PingBodyMsg> {
+    return this.unary('GetPingBody', { id, n, max_bytes: maxBytes }, timeoutMs);
   }
 
   pauseCheck(id: string, timeoutMs = CALL_TIMEOUT_MS): Promise<CheckMsg> {

@@ -4,6 +4,7 @@
 import { labelOf } from './labels.js';
 import { makeRow, rowAt, type Row } from './row.js';
 import { RowTable, type TableDraft } from './row-table.js';
+import { DEFAULT_SORT, orderOf, type Sort } from './sort.js';
 import type { CheckMsg, ProjectMsg, WatchEventMsg } from './wire.js';
 
 /** How long a check that just changed status stays highlighted. */
@@ -19,6 +20,8 @@ export interface ConnectionInfo {
   retryAt: number;
   /** Why the link is down, for the header. */
   error: string | null;
+  /** Local time the link was lost, while it is down after having been live. */
+  since?: number;
 }
 
 export interface TuiState {
@@ -35,6 +38,8 @@ export interface TuiState {
   now: number;
   /** Server clock minus local clock, learnt from snapshots and heartbeats. */
   offsetMs: number;
+  /** The rows' order. */
+  sort: Sort;
 }
 
 export type Action =
@@ -42,7 +47,8 @@ export type Action =
   | { type: 'project'; project: ProjectMsg }
   | { type: 'events'; events: WatchEventMsg[]; now: number }
   | { type: 'tick'; now: number }
-  | { type: 'check'; check: CheckMsg; now: number };
+  | { type: 'check'; check: CheckMsg; now: number }
+  | { type: 'sort'; sort: Sort };
 
 export function initialState(now: number): TuiState {
   return {
@@ -54,6 +60,7 @@ export function initialState(now: number): TuiState {
     flashes: new Map(),
     now,
     offsetMs: 0,
+    sort: DEFAULT_SORT,
   };
 }
 
@@ -74,6 +81,8 @@ export function reducer(state: TuiState, action: Action): TuiState {
       return tick(state, action.now);
     case 'check':
       return applyCheck(state, action.check, action.now);
+    case 'sort':
+      return { ...state, sort: action.sort, rows: state.rows.sortedBy(orderOf(action.sort)) };
   }
 }
 
@@ -109,7 +118,7 @@ class Draft {
   /** A snapshot: every row replaced. */
   replaceRows(rows: Iterable<Row>): void {
     this.rows = null;
-    this.table = RowTable.of(rows, labelOf);
+    this.table = RowTable.of(rows, labelOf, this.base.rows.order);
   }
 
   /** The rows after this action. */
@@ -195,10 +204,20 @@ function applyCheck(state: TuiState, check: CheckMsg, now: number): TuiState {
   return { ...state, rows: draft.result(), flashes: draft.flashes ?? state.flashes, now };
 }
 
+/**
+ * The local time the table is shown as of: now while the link is live; the
+ * moment it was lost while it is down, since nothing after that is known
+ * (ages stop counting, and no check goes into grace or down on our say-so).
+ */
+export function asOf(state: Pick<TuiState, 'connection'>, now: number): number {
+  const c = state.connection;
+  return c.state !== 'live' && c.since ? Math.min(c.since, now) : now;
+}
+
 /** The one-second clock: statuses move into grace and down, highlights expire. */
 function tick(state: TuiState, now: number): TuiState {
   const draft = new Draft(state, now);
-  const at = serverNow(state, now);
+  const at = serverNow(state, asOf(state, now));
   // Only the rows that reached a threshold are visited, not all of them.
   state.rows.forEachDue(at, (row) => {
     const next = rowAt(row, at);

@@ -5,7 +5,7 @@
 // backwards (a new data directory), it takes a fresh snapshot instead.
 import { CheckdRpc, describeGrpcError, grpc, grpcCode } from './rpc.js';
 import type { ConnectionInfo } from './state.js';
-import type { CheckDetailMsg, CheckMsg, ProjectMsg, WatchEventMsg } from './wire.js';
+import type { CheckDetailMsg, CheckMsg, ListFlipsResponseMsg, ListPingsResponseMsg, PingBodyMsg, ProjectMsg, WatchEventMsg } from './wire.js';
 
 export interface Backoff {
   initialMs: number;
@@ -24,6 +24,9 @@ export function backoffDelay(attempt: number, b: Backoff = DEFAULT_BACKOFF): num
   return Math.min(b.maxMs, b.initialMs * 2 ** Math.max(0, attempt - 1));
 }
 
+/** With no message at all for this long, a Watch is presumed dead (the daemon sends heartbeats every 15 s). */
+export const IDLE_TIMEOUT_MS = 45_000;
+
 export type WatchUpdate =
   | { type: 'connection'; connection: ConnectionInfo }
   | { type: 'project'; project: ProjectMsg }
@@ -36,6 +39,12 @@ export interface CheckdBackend {
   /** Starts the Watch on the first subscription; the current connection state is replayed at once. */
   subscribe(listener: WatchListener): () => void;
   getCheck(id: string, limit: number): Promise<CheckDetailMsg>;
+  /** Older pings of a check: those numbered below `beforeN`, newest first. */
+  listPings(id: string, beforeN: number, pageSize: number): Promise<ListPingsResponseMsg>;
+  /** Older flips of a check: those recorded before `beforeRevision`, newest first. */
+  listFlips(id: string, beforeRevision: number, pageSize: number): Promise<ListFlipsResponseMsg>;
+  /** One ping's stored body, its first `maxBytes` at most. */
+  getPingBody(id: string, n: number, maxBytes: number): Promise<PingBodyMsg>;
   pauseCheck(id: string): Promise<CheckMsg>;
   resumeCheck(id: string): Promise<CheckMsg>;
 }
@@ -81,7 +90,7 @@ export class WatchClient implements CheckdBackend {
   constructor(private readonly opts: WatchClientOptions) {
     this.connectTimeoutMs = opts.connectTimeoutMs ?? 3000;
     this.backoff = opts.backoff ?? DEFAULT_BACKOFF;
-    this.idleTimeoutMs = opts.idleTimeoutMs ?? 45_000;
+    this.idleTimeoutMs = opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
   }
 
   /** One GetProject with the connect deadline, for the start-up check; rejects with the gRPC error. */
@@ -101,6 +110,18 @@ export class WatchClient implements CheckdBackend {
 
   getCheck(id: string, limit: number): Promise<CheckDetailMsg> {
     return this.channel().getCheck(id, limit);
+  }
+
+  listPings(id: string, beforeN: number, pageSize: number): Promise<ListPingsResponseMsg> {
+    return this.channel().listPings(id, beforeN, pageSize);
+  }
+
+  listFlips(id: string, beforeRevision: number, pageSize: number): Promise<ListFlipsResponseMsg> {
+    return this.channel().listFlips(id, beforeRevision, pageSize);
+  }
+
+  getPingBody(id: string, n: number, maxBytes: number): Promise<PingBodyMsg> {
+    return this.channel().getPingBody(id, n, maxBytes);
   }
 
   pauseCheck(id: string): Promise<CheckMsg> {
@@ -131,6 +152,8 @@ export class WatchClient implements CheckdBackend {
   }
 
   private setConnection(connection: ConnectionInfo): void {
+    // The link was lost when the first failure after a live stretch came; later failures keep that time.
+    if (connection.state === 'reconnecting') connection.since = this.connection.since ?? Date.now();
     this.connection = connection;
     this.emit({ type: 'connection', connection });
   }

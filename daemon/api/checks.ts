@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
 import { ownCheck, ownCheckByCode } from './own-check.js';
 import { registerResource } from './resource.js';
+import { openWindowsOf } from './open-windows.js';
 import { checkToJson } from '../domain/representation.js';
 import { validateCheckInput, type CheckInput } from '../domain/check-input.js';
 import { isCheckCode, tagList, UUID_RE } from '../domain/ids.js';
@@ -18,8 +19,8 @@ const LIST_CHUNK = 250;
 
 export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext, prefix: string, config: Record<string, unknown>): void {
   const { store, checks, clock, version, baseUrl } = ctx;
-  const represent = (check: CheckRecord, readOnly: boolean, withSubject: boolean) =>
-    checkToJson(check, { now: clock.now(), version, readOnly, baseUrl, withSubject });
+  const represent = (check: CheckRecord, readOnly: boolean, withSubject: boolean, openWindows = openWindowsOf(store, check.projectId, clock.now())) =>
+    checkToJson(check, { now: clock.now(), version, readOnly, baseUrl, withSubject, openWindows });
 
   /** The POST body (parsed by the body hook) as check fields, or the 400 naming what is wrong. */
   const checkInput = (req: FastifyRequest): CheckInput => {
@@ -43,9 +44,10 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
           return wanted.every((t) => tags.includes(t));
         };
         // A slug narrows the list through the slug index (scripts look checks up this way).
+        const open = openWindowsOf(store, req.project.id, clock.now());
         if (slug !== '') {
           const found = store.checksBySlug(req.project.id, slug).sort((a, b) => a.createdAt - b.createdAt);
-          return reply.send({ checks: found.filter(listed).map((c) => represent(c, req.readOnlyKey, false)) });
+          return reply.send({ checks: found.filter(listed).map((c) => represent(c, req.readOnlyKey, false, open)) });
         }
         // The whole project, streamed out a chunk at a time: with 100,000 checks
         // the list is ~90 MB of JSON and seconds of work, which must neither hold
@@ -57,7 +59,7 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: VersionedContext,
           yield '{"checks":[';
           let separator = '';
           for await (const chunk of store.checkChunks({ projectId, size: LIST_CHUNK })) {
-            const items = chunk.filter(listed).map((c) => JSON.stringify(represent(c, readOnly, false)));
+            const items = chunk.filter(listed).map((c) => JSON.stringify(represent(c, readOnly, false, open)));
             if (items.length === 0) continue;
             yield separator + items.join(',');
             separator = ',';

@@ -102,7 +102,10 @@ export function registerReadRoutes(
     `${prefix}/channels/`,
     {
       GET: async (req, reply) => {
-        const channels = store.listChannels(req.project.id).map((c) => ({ id: c.id, name: c.name, kind: c.kind }));
+        // repeat_every (alert-policies §3) only when set: a channel without it looks as upstream's.
+        const channels = store
+          .listChannels(req.project.id)
+          .map((c) => ({ id: c.id, name: c.name, kind: c.kind, ...(c.repeatEvery ? { repeat_every: c.repeatEvery } : {}) }));
         return reply.send({ channels });
       },
     },

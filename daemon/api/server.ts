@@ -6,6 +6,7 @@ import rateLimit from '@fastify/rate-limit';
 import { registerCheckRoutes } from './checks.js';
 import { registerReadRoutes } from './reads.js';
 import { registerBadgeRoutes } from './badge-routes.js';
+import { registerPolicyRoutes } from './policies.js';
 import { BadgeTallies } from './badge-tallies.js';
 import { apiKeyOf } from './auth.js';
 import { HttpError, sendHttpError } from './errors.js';
@@ -110,6 +111,7 @@ export async function buildHttpServer(ctx: HttpContext, opts: HttpServerOptions)
     const prefix = `/api/v${version}`;
     registerCheckRoutes(app, vctx, prefix, config);
     registerReadRoutes(app, vctx, prefix, config, badgeTallies);
+    registerPolicyRoutes(app, vctx, prefix, config);
   }
   registerBadgeRoutes(app, ctx, badgeTallies);
   return app;

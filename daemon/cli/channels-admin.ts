@@ -11,6 +11,7 @@ import { UUID_RE } from '../domain/ids.js';
 import { needsValue, setValueCommand, validateChannel } from '../domain/channel-kinds.js';
 import { resolveMembers } from '../domain/integrations/group.js';
 import type { ChannelRecord } from '../domain/types.js';
+import { parseRepeatEvery } from '../domain/policy-input.js';
 import { checkGroupMembers, noCheckdData, openForProject, requireProject, UsageError, type Output } from './admin.js';
 import { joinMatrixAlias } from './matrix-join.js';
 import { resolveNotifyConfig, type NotifyConfig, type RawNotifyOptions } from '../config/notify.js';
@@ -26,11 +27,26 @@ function openExisting(dataDir: string, what: string, opts: { readOnly?: boolean 
   return Store.open(dataDir, opts);
 }
 
+/**
+ * The channel fields of `channel create --repeat-every` (none when absent or
+ * 0), checked before anything is written. It takes the command's options
+ * whole: the flag is the one of them only the alert policies read.
+ */
+export function repeatEveryOption(opts: object): Pick<ChannelRecord, 'repeatEvery'> {
+  const { repeatEvery } = opts as { repeatEvery?: string };
+  if (repeatEvery === undefined) return {};
+  const parsed = parseRepeatEvery(repeatEvery);
+  if (!parsed.ok) throw new UsageError(parsed.error);
+  return parsed.seconds === 0 ? {} : { repeatEvery: parsed.seconds };
+}
+
 export async function channelCreate(
   dataDir: string,
-  opts: { project: string; kind: string; name?: string; value?: string } & RawNotifyOptions,
+  opts: { project: string; kind: string; name?: string; value?: string; repeatEvery?: string } & RawNotifyOptions,
   out: Output,
 ): Promise<void> {
+  // Refused before a Matrix alias is joined or anything is written.
+  const repeat = repeatEveryOption(opts);
   // A Matrix room alias is joined first: the channel keeps the room's ID, and the alias as its name.
   const joined = opts.kind === 'matrix' ? await joinMatrixAlias(opts) : null;
   const checked = validateChannel(opts.kind, joined?.roomId ?? opts.value ?? '');
@@ -44,7 +60,7 @@ export async function channelCreate(
     const project = requireProject(store, opts.project);
     if (opts.kind === 'group') checkGroupMembers(store, project.id, checked.value);
     const channel = await store.createChannel(
-      { projectId: project.id, kind: opts.kind, name, value: checked.value },
+      { projectId: project.id, kind: opts.kind, name, value: checked.value, ...repeat },
       systemClock.now(),
     );
     out.print(

@@ -4,6 +4,7 @@
 // result at once through the event log.
 import { isoSeconds } from '../domain/format.js';
 import { validateChannel } from '../domain/channel-kinds.js';
+import { parseRepeatEvery } from '../domain/policy-input.js';
 import { systemClock } from '../shared/clock.js';
 import { inspectDataDir } from '../store/db.js';
 import { Store } from '../store/store.js';
@@ -93,15 +94,24 @@ function openForChannel(dataDir: string, id: string): Store {
   return Store.open(dataDir);
 }
 
-export async function channelUpdate(dataDir: string, id: string, opts: { name?: string; value?: string }, out: Output): Promise<void> {
-  if (opts.name === undefined && opts.value === undefined) throw new UsageError('nothing to change: give --name or --value');
+export async function channelUpdate(
+  dataDir: string,
+  id: string,
+  opts: { name?: string; value?: string; repeatEvery?: string },
+  out: Output,
+): Promise<void> {
+  if (opts.name === undefined && opts.value === undefined && opts.repeatEvery === undefined) {
+    throw new UsageError('nothing to change: give --name, --value or --repeat-every');
+  }
   if (opts.name !== undefined && opts.name.trim().length > 100) throw new UsageError('--name must be at most 100 characters');
   if (opts.name?.includes(',')) throw new UsageError('--name must not contain a comma');
+  const repeat = opts.repeatEvery === undefined ? undefined : parseRepeatEvery(opts.repeatEvery);
+  if (repeat && !repeat.ok) throw new UsageError(repeat.error);
   const store = openForChannel(dataDir, id);
   try {
     const channel = store.getChannel(id);
     if (!channel) throw new UsageError(`no channel with id "${id}" (see: checkd channel list --project ID)`);
-    const fields: { name?: string; value?: string } = {};
+    const fields: { name?: string; value?: string; repeatEvery?: number } = {};
     if (opts.name !== undefined) fields.name = opts.name.trim();
     if (opts.value !== undefined) {
       const checked = validateChannel(channel.kind, opts.value);
@@ -109,10 +119,12 @@ export async function channelUpdate(dataDir: string, id: string, opts: { name?: 
       if (channel.kind === 'group') checkGroupMembers(store, channel.projectId, checked.value);
       fields.value = checked.value;
     }
+    if (repeat?.ok) fields.repeatEvery = repeat.seconds;
     const updated = (await store.updateChannel(id, fields, systemClock.now()))!;
+    const every = updated.repeatEvery ? `, reminders every ${updated.repeatEvery} s` : '';
     out.print(
       { id: updated.id, name: updated.name, kind: updated.kind },
-      `channel ${updated.id} (${updated.kind}${updated.name ? `, "${updated.name}"` : ''}) updated\n(data dir ${dataDir})`,
+      `channel ${updated.id} (${updated.kind}${updated.name ? `, "${updated.name}"` : ''}${every}) updated\n(data dir ${dataDir})`,
     );
   } finally {
     await store.close();

@@ -140,6 +140,7 @@ export function buildProgram(): Command {
     .requiredOption('--kind <kind>', 'email, webhook, shell, slack, discord, ntfy or a service (docs/notifications.md)')
     .option('--name <name>', 'name, usable in the API channels parameter')
     .option('--value <value>', 'address, URL or command, depending on the kind')
+    .option('--repeat-every <dur>', 'remind every DUR while a check stays down: 5m to 7d (300, 1h, 1d)')
     .action(async (opts) => (await import('./channels-admin.js')).channelCreate(opts.dataDir, opts, makeOutput(opts.json)));
   // A matrix channel made from a #room:server alias: the account that joins the room.
   for (const option of settingOptions([INTEGRATION_SETTINGS.matrixHomeserver, INTEGRATION_SETTINGS.matrixAccessToken])) channelCreate.addOption(option);
@@ -154,14 +155,34 @@ export function buildProgram(): Command {
     (await import('./channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
   );
 
-  adminCommand(channel.command('update').description("change a channel's name or value"))
+  adminCommand(channel.command('update').description("change a channel's name, value or reminders"))
     .argument('<id>', 'channel id')
     .option('--name <name>', 'new name')
     .option('--value <value>', 'new address, URL or command (checked as on create)')
+    .option('--repeat-every <dur>', 'remind every DUR while a check stays down: 5m to 7d, 0 for off')
     .action(async (id: string, opts) => (await import('./manage.js')).channelUpdate(opts.dataDir, id, opts, makeOutput(opts.json)));
   adminCommand(channel.command('delete').description('delete a channel; checks lose it'))
     .argument('<id>', 'channel id')
     .action(async (id: string, opts) => (await import('./manage.js')).channelDelete(opts.dataDir, id, makeOutput(opts.json)));
+
+  // Maintenance windows (alert-policies §4.2): checks they cover are muted while one is open.
+  const maintenance = program.command('maintenance').description("manage a project's maintenance windows");
+  adminCommand(maintenance.command('add').description('add a one-off (--start, --end) or recurring (--schedule, --duration) window'))
+    .requiredOption('--project <id>', 'project id')
+    .option('--name <name>', 'what the window is for')
+    .option('--tags <tags>', 'space-separated: checks with any of them are covered (default: every check)')
+    .option('--start <iso>', 'one-off: when it opens, ISO 8601 with an offset (2024-05-01T22:00:00+02:00)')
+    .option('--end <iso>', 'one-off: when it closes')
+    .option('--schedule <expr>', 'recurring: cron or OnCalendar expression of each opening')
+    .option('--tz <zone>', 'recurring: time zone of the schedule (default UTC)')
+    .option('--duration <dur>', 'recurring: how long each opening lasts: seconds, or 30m, 2h, 1d')
+    .action(async (opts) => (await import('./policies-admin.js')).maintenanceAdd(opts.dataDir, opts, makeOutput(opts.json)));
+  adminCommand(maintenance.command('list').description("list a project's maintenance windows"))
+    .requiredOption('--project <id>', 'project id')
+    .action(async (opts) => (await import('./policies-admin.js')).maintenanceList(opts.dataDir, opts, makeOutput(opts.json)));
+  adminCommand(maintenance.command('remove').description('remove a maintenance window'))
+    .argument('<id>', 'window id')
+    .action(async (id: string, opts) => (await import('./policies-admin.js')).maintenanceRemove(opts.dataDir, id, makeOutput(opts.json)));
 
   // Operations (docs/operations.md): all three work while the daemon runs.
   adminCommand(program.command('backup').description('consistent copy of the data dir, also while the daemon runs'))

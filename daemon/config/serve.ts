@@ -10,6 +10,8 @@ import { ConfigError, parseHostPort, type Source } from './values.js';
 export interface ServeConfig extends ServeSettingValues {
   /** Notifier settings (notify.ts); defaults when absent. */
   notify?: NotifyConfig;
+  /** How often --heartbeat-url is pinged; a minute when absent (tests shorten it). */
+  heartbeatEveryMs?: number;
 }
 
 /** The default of each serve setting, as text (settings.ts). */

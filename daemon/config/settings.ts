@@ -12,6 +12,7 @@ import {
   parseCountValue,
   parseDataDir,
   parseFromAddress,
+  parseHeartbeatUrl,
   parseHostPort,
   parseHttpUrl,
   parseLogLevel,
@@ -68,6 +69,8 @@ export interface ServeSettingValues {
   pingEmailDomain: string | null;
   /** Largest e-mail ping accepted, in bytes; a larger one gets 552. */
   smtpMessageLimit: number;
+  /** Pinged every minute while the deadline monitor's loop runs (monitor/self-watch.ts); null: off. */
+  heartbeatUrl: string | null;
 }
 
 /** What the notifier rows fill (NotifyConfig); `checkd channel test` reads them too. */
@@ -214,6 +217,14 @@ export const SERVE_SETTINGS: SettingTable<ServeSettingValues> = {
     default: '5000000',
     help: 'largest e-mail ping accepted',
     parse: bytesAtLeast(1000),
+  },
+  heartbeatUrl: {
+    flag: '--heartbeat-url',
+    arg: 'url',
+    env: 'CHECKD_HEARTBEAT_URL',
+    default: '',
+    help: 'pinged every minute while the monitor loop runs (another checkd, Healthchecks)',
+    parse: parseHeartbeatUrl,
   },
 };
 

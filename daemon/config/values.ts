@@ -99,6 +99,29 @@ export function parseBaseUrl(value: string, what: Source): string {
   return baseUrl;
 }
 
+/**
+ * Where checkd reports that it is alive (a ping URL of another checkd or of
+ * Healthchecks), or null when blank. Errors name only the URL's origin: its
+ * path is often the secret that lets anyone ping in its name.
+ */
+export function parseHeartbeatUrl(value: string, what: Source): string | null {
+  const text = value.trim();
+  if (text === '') return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`${what}: not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${what}: must be an http:// or https:// URL, got a ${url.protocol} URL`);
+  }
+  if (url.username !== '' || url.password !== '' || url.hash !== '') {
+    throw new ConfigError(`${what}: must not have credentials or a fragment (${url.origin}/…)`);
+  }
+  return text;
+}
+
 export function parseDataDir(value: string, what: Source): string {
   if (value.trim() === '') throw new ConfigError(`${what}: must not be empty`);
   return value;

@@ -3,7 +3,7 @@
 // field order, so scripts get the same message the reference would give.
 import { detectScheduleKind, isValidSchedule } from './schedule/index.js';
 import { normalizeTimezone } from './timezones.js';
-import { slugify } from './ids.js';
+import { slugify, UUID_RE } from './ids.js';
 import type { ApiVersion, CheckRecord } from './types.js';
 
 export const UNIQUE_FIELDS = ['name', 'slug', 'tags', 'timeout', 'grace'] as const;
@@ -34,6 +34,8 @@ export interface CheckInput {
   // Extensions (alert-policies.md).
   max_duration?: number;
   failure_tolerance?: number;
+  /** A check UUID, or null for none; that it names a check of the project is the service's to check. */
+  depends_on?: string | null;
 }
 
 export type ValidationResult = { ok: true; input: CheckInput } | { ok: false; error: string };
@@ -89,6 +91,9 @@ const count =
     if (value > max) return { error: `${field} is too large` };
     return { value };
   };
+
+const checkRef: Rule = (field, value) =>
+  value === null || (typeof value === 'string' && UUID_RE.test(value)) ? { value } : { error: `${field} is not a check UUID` };
 
 const methods: Rule = (field, value) =>
   value === '' || value === 'POST' ? { value } : { error: `${field} has unexpected value` };
@@ -149,6 +154,7 @@ const RULES: Array<[keyof CheckInput, Rule]> = [
   // checkd's own fields, after the reference's.
   ['max_duration', durationOrOff],
   ['failure_tolerance', count(0, 100)],
+  ['depends_on', checkRef],
 ];
 
 export function validateCheckInput(body: Record<string, unknown>): ValidationResult {
@@ -208,11 +214,12 @@ export function applyCheckInput(check: CheckRecord, input: CheckInput, version: 
     // Without a tolerance nothing counts failures (alert-policies §2).
     if (!input.failure_tolerance) delete next.consecutiveFailures;
   }
+  if (input.depends_on !== undefined) setExtension(next, 'dependsOn', input.depends_on ?? undefined);
   return next;
 }
 
 /** Set an extension field, or leave it out of the record when at its default (`undefined`). */
-function setExtension<K extends 'maxDuration' | 'failureTolerance'>(check: CheckRecord, key: K, value: CheckRecord[K]): void {
+function setExtension<K extends 'maxDuration' | 'failureTolerance' | 'dependsOn'>(check: CheckRecord, key: K, value: CheckRecord[K]): void {
   if (value === undefined) delete check[key];
   else check[key] = value;
 }

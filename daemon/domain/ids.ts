@@ -42,6 +42,16 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
+/**
+ * What names one notification to one channel: the same on every attempt and
+ * after a restart, different for another flip, channel or data dir (its log
+ * id). Shaped as a UUID, which is what receivers of Idempotency-Key expect.
+ */
+export function deliveryIdOf(logId: string, flipRev: number, channelId: string): string {
+  const hex = createHash('sha256').update(`${logId}/${flipRev}/${channelId}`, 'utf8').digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
 /** SHA-1 of the first 16 hex digits of the UUID without hyphens (the reference rule). */
 export function uniqueKeyOf(uuid: string): string {
   return createHash('sha1').update(uuid.replace(/-/g, '').slice(0, 16), 'ascii').digest('hex');

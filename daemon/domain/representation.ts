@@ -1,10 +1,11 @@
 // The check's JSON representation (seed "Rules for the check representation",
 // api-details §5). Member order follows the reference; fields depend on the key
 // kind (read-write vs read-only) and the check kind (simple vs schedule).
-import { displayStatus, graceStart, isStarted } from './status.js';
+import { displayStatus, graceStart, isMuted, isStarted } from './status.js';
 import { isoSeconds } from './format.js';
 import { uniqueKeyOf } from './ids.js';
-import type { ApiVersion, CheckRecord } from './types.js';
+import { windowCovers } from './maintenance.js';
+import type { ApiVersion, CheckRecord, MaintenanceWindow } from './types.js';
 
 export interface RepresentationOptions {
   now: number;
@@ -13,6 +14,8 @@ export interface RepresentationOptions {
   baseUrl: string;
   /** Only the write responses carry the deprecated subject fields (the seed document wins). */
   withSubject: boolean;
+  /** The project's maintenance windows open at `now` (alert-policies §4.2); none when absent. */
+  openWindows?: readonly MaintenanceWindow[];
 }
 
 export function checkToJson(check: CheckRecord, opts: RepresentationOptions): Record<string, unknown> {
@@ -65,7 +68,7 @@ export function checkToJson(check: CheckRecord, opts: RepresentationOptions): Re
     doc.schedule = check.schedule;
     doc.tz = check.tz;
   }
-  addExtensionMembers(doc, check);
+  addExtensionMembers(doc, check, opts);
   return doc;
 }
 
@@ -73,8 +76,14 @@ export function checkToJson(check: CheckRecord, opts: RepresentationOptions): Re
  * checkd's own members (alert-policies.md), after upstream's and only when
  * not at their default: a check that uses no extension has upstream's shape.
  */
-function addExtensionMembers(doc: Record<string, unknown>, check: CheckRecord): void {
+function addExtensionMembers(doc: Record<string, unknown>, check: CheckRecord, { now, openWindows, readOnly }: RepresentationOptions): void {
   if (check.maxDuration) doc.max_duration = check.maxDuration;
   if (check.failureTolerance) doc.failure_tolerance = check.failureTolerance;
   if (check.consecutiveFailures) doc.consecutive_failures = check.consecutiveFailures;
+  if (isMuted(check, now)) doc.muted_until = isoSeconds(check.mutedUntil!);
+  if (openWindows?.some((w) => windowCovers(w, check))) doc.in_maintenance = true;
+  // Checks are named as the key may see them: by unique_key for a read-only key.
+  const ref = (uuid: string) => (readOnly ? uniqueKeyOf(uuid) : uuid);
+  if (check.dependsOn) doc.depends_on = ref(check.dependsOn);
+  if (check.hold?.parent) doc.suppressed_by = ref(check.hold.parent);
 }

@@ -3,7 +3,17 @@
 // resume, and the background evaluator's "going down" step. Pure functions:
 // the caller passes `now` and persists what comes back; inputs are never mutated.
 import { nextFireAfter } from './schedule/index.js';
-import type { ApiVersion, CheckRecord, DisplayStatus, DisplayStatusV2, FlipRecord, PingKind, StoredStatus } from './types.js';
+import type {
+  ApiVersion,
+  CheckRecord,
+  DisplayStatus,
+  DisplayStatusV2,
+  FlipRecord,
+  HoldCause,
+  NotificationHold,
+  PingKind,
+  StoredStatus,
+} from './types.js';
 
 const SECOND = 1000;
 
@@ -111,6 +121,21 @@ export function nextStatusChange(s: StatusInputs, at: number): number {
   return next;
 }
 
+/**
+ * The instant statusAt turns down by itself: the end of a running job's grace
+ * (rule 1) or E + grace, whichever comes first; null when the check is down
+ * already or waits for a ping without a deadline. The same instant as
+ * goingDownAfter, from the inputs a client receives.
+ */
+export function downAt(s: StatusInputs): number | null {
+  if (s.status === 'down') return null;
+  const grace = s.grace * SECOND;
+  const run = s.lastStart !== null ? s.lastStart + grace : Infinity;
+  const expected = s.status === 'up' && s.expected !== null ? s.expected + grace : Infinity;
+  const at = Math.min(run, expected);
+  return at === Infinity ? null : at;
+}
+
 /** The API `status` field at `now` (§3). Read-time only: never stored. */
 export function displayStatus(check: CheckRecord, now: number, version: ApiVersion): DisplayStatus {
   const inputs = statusInputsOf(check);
@@ -139,7 +164,13 @@ function flipOf(
  * stored as processed (pause, resume) are never queued at all.
  */
 export function notifyEvent(flip: FlipRecord): 'up' | 'down' | null {
-  if (flip.processed) return null;
+  // A held flip (alert-policies §4, §5) is told later, if still true, by a release.
+  if (flip.processed || flip.held) return null;
+  return flipEvent(flip);
+}
+
+/** The event a flip stands for, whether or not anybody is told of it now. */
+function flipEvent(flip: FlipRecord): 'up' | 'down' | null {
   if (flip.newStatus === 'down') return 'down';
   if (flip.newStatus === 'up' && flip.oldStatus === 'down') return 'up';
   return null;
@@ -272,6 +303,8 @@ export function applyPause(check: CheckRecord, now: number): TransitionResult {
   if (check.status === 'paused') return { check, flip: null, changed: false, conflict: false };
   const next: CheckRecord = { ...check, channels: [...check.channels], status: 'paused', alertAfter: null };
   endRun(next);
+  // A paused check is reminded of nothing (alert-policies §3).
+  delete next.downAlert;
   return { check: next, flip: flipOf(now, check.status, 'paused', '', true), changed: true, conflict: false };
 }
 
@@ -339,3 +372,153 @@ function downReason(check: CheckRecord, deadline: number): FlipRecord['reason'] 
   const overran = check.maxDuration && check.lastStart !== null && deadline === check.lastStart + check.maxDuration * SECOND;
   return overran ? 'duration' : 'timeout';
 }
+
+// ---------------------------------------------------------------------------
+// Holds: muting and maintenance (alert-policies §4), dependencies (§5)
+//
+// While something holds a check's notifications, its flips are recorded as
+// always but not told; the check keeps `hold.told`, the status its channels
+// were last told of. When the hold ends, one notification of the current
+// status is released if it differs from that, and nothing otherwise: nobody
+// misses an outage that outlasts the hold, nobody hears of one that healed
+// inside it.
+
+/** What may hold a check's notifications at an instant, as the caller found it out. */
+export interface HoldFacts {
+  /** An open maintenance window of the project matches the check's tags. */
+  inMaintenance: boolean;
+  /** The nearest down check it depends on, directly or through the chain; null if none. */
+  downParent: string | null;
+}
+
+export const NO_HOLD_FACTS: HoldFacts = { inMaintenance: false, downParent: null };
+
+/** Whether the check is muted at `now` (§4.1). */
+export function isMuted(check: CheckRecord, now: number): boolean {
+  return check.mutedUntil !== undefined && now < check.mutedUntil;
+}
+
+/**
+ * What holds the check's notifications at `now`, or null: a mute, an open
+ * maintenance window, or (only while it is down) a down check it depends on.
+ */
+export function holdCause(check: CheckRecord, facts: HoldFacts, now: number): HoldCause | null {
+  if (isMuted(check, now)) return 'mute';
+  if (facts.inMaintenance) return 'maintenance';
+  if (check.status === 'down' && facts.downParent !== null) return 'dependency';
+  return null;
+}
+
+/** The status a check's channels were last told of: the hold keeps it; without one they know the stored status. */
+function toldOf(check: CheckRecord): 'up' | 'down' {
+  return check.hold?.told ?? (check.status === 'down' ? 'down' : 'up');
+}
+
+function holdOf(told: 'up' | 'down', cause: HoldCause, check: CheckRecord, facts: HoldFacts): NotificationHold {
+  const hold: NotificationHold = { told, cause };
+  if (check.status === 'down' && facts.downParent !== null) hold.parent = facts.downParent;
+  return hold;
+}
+
+/**
+ * A flip under the hold rules, decided in the transaction that records it:
+ * told now (the flip as it is, any hold gone), or held (the flip marked
+ * `held`, the check keeping what its channels were told). A flip whose event
+ * the channels already believe (a held outage that healed) is held too: there
+ * is nothing to tell. `before` is the check before the flip, `after` with it.
+ */
+export function holdFlip(before: CheckRecord, after: CheckRecord, flip: FlipRecord, facts: HoldFacts, now: number): { check: CheckRecord; flip: FlipRecord } {
+  const event = flip.processed ? null : flipEvent(flip);
+  if (event === null) return { check: after, flip };
+  const told = toldOf(before);
+  const cause = holdCause(after, facts, now) ?? (event === told ? before.hold?.cause : undefined);
+  const next: CheckRecord = { ...after };
+  // Reminders repeat the down notification of this outage only, once it is told (§3).
+  delete next.downAlert;
+  if (cause === undefined) {
+    delete next.hold;
+    if (event === 'down') next.downAlert = { at: now, sent: {} };
+    return { check: next, flip };
+  }
+  next.hold = holdOf(told, cause, after, facts);
+  return { check: next, flip: { ...flip, held: cause } };
+}
+
+export interface Release {
+  /** The check with its hold ended, or carried on with its cause or parent brought up to date. */
+  check: CheckRecord;
+  /** Whether the hold ended (false: it goes on, for another cause or parent). */
+  ended: boolean;
+  /** What the channels are told now: the current status if it differs from what they were told; null for nothing. */
+  event: 'up' | 'down' | null;
+  /** What held the notifications (the hold that ended). */
+  cause: HoldCause;
+}
+
+/**
+ * Look at a held check again (a mute ended, a window closed, a parent came
+ * up, or the daemon started): null when nothing changes; otherwise the hold
+ * goes on (for another cause, or another parent: `ended` false) or ends, and
+ * releases the current status if the channels were told otherwise. A new or
+ * paused check releases nothing: there is no outage or recovery to tell of.
+ */
+export function settleHold(check: CheckRecord, facts: HoldFacts, now: number): Release | null {
+  const hold = check.hold;
+  if (!hold) return null;
+  const cause = holdCause(check, facts, now);
+  if (cause !== null) {
+    const again = holdOf(hold.told, cause, check, facts);
+    if (again.cause === hold.cause && again.parent === hold.parent) return null;
+    return { check: { ...check, hold: again }, ended: false, event: null, cause: hold.cause };
+  }
+  const next: CheckRecord = { ...check };
+  delete next.hold;
+  const current = check.status === 'down' ? 'down' : check.status === 'up' ? 'up' : null;
+  const event = current !== null && current !== hold.told ? current : null;
+  if (event === 'down') next.downAlert = { at: now, sent: {} };
+  return { check: next, ended: true, event, cause: hold.cause };
+}
+
+/** Links of a dependency chain followed at most (a longer one is cut there). */
+const MAX_CHAIN = 100;
+
+/**
+ * The nearest down check that `check` depends on, directly or through the
+ * chain (§5), or null; `lookup` reads a check by uuid. A chain that loops
+ * (never stored: updates refuse cycles) ends where it comes back.
+ */
+export function nearestDownParent(check: CheckRecord, lookup: (uuid: string) => CheckRecord | undefined): string | null {
+  const seen = new Set([check.uuid]);
+  for (let uuid = check.dependsOn, n = 0; uuid !== undefined && !seen.has(uuid) && n < MAX_CHAIN; n++) {
+    const parent = lookup(uuid);
+    if (!parent) return null;
+    if (parent.status === 'down') return parent.uuid;
+    seen.add(uuid);
+    uuid = parent.dependsOn;
+  }
+  return null;
+}
+
+/** Whether making `uuid` depend on `target` closes a loop: the chain from `target` comes back to it (§5). */
+export function makesDependencyCycle(uuid: string, target: string, lookup: (uuid: string) => CheckRecord | undefined): boolean {
+  const seen = new Set<string>();
+  for (let at: string | undefined = target; at !== undefined && !seen.has(at); at = lookup(at)?.dependsOn) {
+    if (at === uuid) return true;
+    seen.add(at);
+  }
+  return false;
+}
+
+/** Mute until `until` (§4.1): replaces an earlier mute. Pings, status and flips go on as always. */
+export function applyMute(check: CheckRecord, until: number): CheckRecord {
+  return { ...check, mutedUntil: until };
+}
+
+/** End a mute (the unmute API, or its time reached); the caller settles the hold it may leave. Null when not muted. */
+export function applyUnmute(check: CheckRecord): CheckRecord | null {
+  if (check.mutedUntil === undefined) return null;
+  const next: CheckRecord = { ...check };
+  delete next.mutedUntil;
+  return next;
+}
+

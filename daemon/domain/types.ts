@@ -67,6 +67,34 @@ export interface CheckRecord {
   failureTolerance?: number;
   /** Fail signals since the last success, counted while failureTolerance is set (§2). */
   consecutiveFailures?: number;
+  /** Notifications are held until this instant (§4.1); absent: not muted. */
+  mutedUntil?: number;
+  /** The check of the same project this one depends on (§5). */
+  dependsOn?: string;
+  /** While notifications are held (§4, §5): what the channels were last told, and why. */
+  hold?: NotificationHold;
+  /** While down and its channels were told so (§3): the reminders' clock. */
+  downAlert?: DownAlert;
+}
+
+/** A down notification that went out, which channels with repeat_every repeat (alert-policies §3). */
+export interface DownAlert {
+  /** When it went out: reminder n of a channel is due `n × repeat_every` after it. */
+  at: number;
+  /** The last reminder sent, per channel id (absent: none yet). */
+  sent: Record<string, number>;
+}
+
+/** What holds a check's notifications (alert-policies §4, §5). */
+export type HoldCause = 'mute' | 'maintenance' | 'dependency';
+
+export interface NotificationHold {
+  /** The status the check's channels were last told of (`up` stands for anything not down). */
+  told: 'up' | 'down';
+  /** What holds them now. */
+  cause: HoldCause;
+  /** The down check this one depends on, directly or through the chain: `suppressed_by`. */
+  parent?: string;
 }
 
 export type PingKind = 'success' | 'start' | 'fail' | 'log' | 'ign';
@@ -113,6 +141,8 @@ export interface FlipRecord {
   processed: boolean;
   /** A fail flip of a check with a failure tolerance: the consecutive failures it took (alert-policies §2). */
   failures?: number;
+  /** Recorded while the check's notifications were held (alert-policies §4, §5): not told now. */
+  held?: HoldCause;
 }
 
 export interface ProjectRecord {
@@ -134,4 +164,30 @@ export interface ChannelRecord {
   name: string;
   value: string;
   createdAt: number;
+  /** Seconds between reminders while a check stays down (alert-policies §3); absent: none. */
+  repeatEvery?: number;
 }
+
+/**
+ * A maintenance window of a project (alert-policies §4.2): one-off (`start`,
+ * `end`) or recurring (`schedule` in `tz`, each opening lasting `duration`).
+ * Checks with a matching tag are muted while it is open.
+ */
+export interface MaintenanceWindow {
+  id: string;
+  projectId: string;
+  name: string;
+  /** Space-separated; empty: every check of the project. */
+  tags: string;
+  createdAt: number;
+  /** One-off: epoch ms. */
+  start?: number;
+  end?: number;
+  /** Recurring: a cron or OnCalendar expression, its kind, and the zone it is read in. */
+  schedule?: string;
+  scheduleKind?: Exclude<CheckKind, 'simple'>;
+  tz?: string;
+  /** Recurring: seconds each opening lasts. */
+  duration?: number;
+}
+

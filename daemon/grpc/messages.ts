@@ -1,5 +1,5 @@
 // Stored records → checkd.v1 messages (the shapes of proto/messages.ts).
-import { displayStatus, expectedNext, graceStart, isStarted } from '../domain/status.js';
+import { displayStatus, expectedNext, graceStart, isMuted, isStarted } from '../domain/status.js';
 import { tagList, uniqueKeyOf } from '../domain/ids.js';
 import type { CheckRecord, FlipRecord, PingRecord } from '../domain/types.js';
 import type { PingSummary, StoredEvent } from '../store/events.js';
@@ -39,6 +39,20 @@ export function checkMsg(check: CheckRecord, now: number, readOnly: boolean, dow
     manual_resume: check.manualResume,
     created_ms: check.createdAt,
     down_since_ms: check.status === 'down' ? downSinceMs : 0,
+    ...policyFields(check, now, readOnly),
+  };
+}
+
+/** The alert-policy fields of a check (alert-policies.md), which gRPC always carries. */
+function policyFields(check: CheckRecord, now: number, readOnly: boolean) {
+  const ref = (uuid: string | undefined) => (uuid === undefined ? '' : readOnly ? uniqueKeyOf(uuid) : uuid);
+  return {
+    max_duration_s: check.maxDuration ?? 0,
+    failure_tolerance: check.failureTolerance ?? 0,
+    consecutive_failures: check.consecutiveFailures ?? 0,
+    muted_until_ms: isMuted(check, now) ? check.mutedUntil! : 0,
+    depends_on: ref(check.dependsOn),
+    suppressed_by: ref(check.hold?.parent),
   };
 }
 
@@ -66,6 +80,8 @@ export function flipMsg(f: FlipRecord, revision: number): FlipMsg {
     new_status: f.newStatus,
     reason: f.reason,
     revision,
+    held: f.held ?? '',
+    failures: f.failures ?? 0,
   };
 }
 
@@ -78,6 +94,11 @@ const EVENT_TYPE: Record<string, string> = {
   'status.changed': 'EVENT_TYPE_STATUS_CHANGED',
   'ping.received': 'EVENT_TYPE_PING_RECEIVED',
   flip: 'EVENT_TYPE_FLIP',
+  'check.muted': 'EVENT_TYPE_CHECK_MUTED',
+  'check.unmuted': 'EVENT_TYPE_CHECK_UNMUTED',
+  'hold.changed': 'EVENT_TYPE_HOLD_CHANGED',
+  'notification.released': 'EVENT_TYPE_NOTIFICATION_RELEASED',
+  'reminder.due': 'EVENT_TYPE_REMINDER_DUE',
 };
 
 /** The wire form of a stored event, or null for events watchers do not see. */

@@ -7,6 +7,7 @@ import { checkMsg, flipMsg, pingMsg } from './messages.js';
 import type { PageTokens } from './page-token.js';
 import { WatchHub } from './watch.js';
 import { listChannelDeliveries } from '../notify/listing.js';
+import { validateMuteInput } from '../domain/policy-input.js';
 import { API_KEY_LENGTH, hasApiKeyLength, UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
 import type { HealthImplementation } from 'grpc-health-check';
 import type { AuthResult, ListPosition, Store } from '../store/store.js';
@@ -192,6 +193,23 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
       if (result.kind === 'missing') throw new RpcError(grpc.status.NOT_FOUND, `no check ${req.id}`);
       if (result.kind === 'not-paused') throw new RpcError(grpc.status.FAILED_PRECONDITION, 'check is not paused');
       return checkMsg(result.check, clock.now(), false, downSince(result.check));
+    }),
+    MuteCheck: unary(logger, async (req: { id: string; seconds: number; until_ms: number }, md) => {
+      const auth = authenticate(store, md, 'write');
+      const check = findCheck(store, auth, req.id);
+      const body = req.seconds > 0 ? { seconds: req.seconds } : req.until_ms > 0 ? { until: new Date(req.until_ms).toISOString() } : {};
+      const input = validateMuteInput(body, clock.now());
+      if (!input.ok) throw new RpcError(grpc.status.INVALID_ARGUMENT, input.error.replace(/^json validation error: /, ''));
+      const result = await checks.mute(check.uuid, input.until);
+      if (result.kind === 'missing') throw new RpcError(grpc.status.NOT_FOUND, `no check ${req.id}`);
+      return checkMsg(result.check, clock.now(), false);
+    }),
+    UnmuteCheck: unary(logger, async (req: { id: string }, md) => {
+      const auth = authenticate(store, md, 'write');
+      const check = findCheck(store, auth, req.id);
+      const result = await checks.unmute(check.uuid);
+      if (result.kind === 'missing') throw new RpcError(grpc.status.NOT_FOUND, `no check ${req.id}`);
+      return checkMsg(result.check, clock.now(), false);
     }),
     ListChannels: unary(logger, (_req: object, md) => {
       const auth = authenticate(store, md, 'read');

@@ -1,23 +1,45 @@
 // The deadline monitor: a timer armed for the earliest instant at which any
-// check's status can change by itself (grace → down). It flips a check within
+// check's status can change by itself (grace → down), or an alert policy's
+// time comes (the end of a mute: check-step.ts). It flips a check within
 // milliseconds of its deadline while running, and on start-up catches up with
 // every check that went overdue while the daemon was stopped, timestamping the
-// flip with the deadline itself (status-machine §4).
+// flip with the deadline itself (status-machine §4). Its loop runs at least
+// every maxSleepMs, deadlines or not, and each pass that completes is reported
+// (onAlive): that is how checkd tells that it is alive (self-watch.ts).
+import { performance } from 'node:perf_hooks';
 import { DeadlineHeap } from './min-heap.js';
-import { evaluateDeadline } from '../domain/status.js';
+import { stepCheck, wakeAt } from './check-step.js';
+import { isWindowKey, WindowTracker, type Wake } from './windows.js';
+import { HeldByParent } from './dependents.js';
 import type { StoredEvent } from '../store/events.js';
+import type { CheckRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 
 /** Re-check at least this often, so a wall-clock jump cannot strand a deadline. */
-const MAX_SLEEP_MS = 30_000;
+export const MAX_SLEEP_MS = 30_000;
 /** Checks evaluated per transaction during a catch-up. */
 const BATCH = 500;
 
+export interface DeadlineMonitorOptions {
+  /** The longest sleep between two passes (MAX_SLEEP_MS unless shorter). */
+  maxSleepMs?: number;
+  /** Called after each pass, and each batch of a long one, that completed without an error. */
+  onAlive?: () => void;
+}
+
 export class DeadlineMonitor {
   private readonly heap = new DeadlineHeap();
+  private readonly windows: WindowTracker;
+  /** Down checks whose channels were told, which may have reminders → their project. */
+  private readonly reminding = new Map<string, string>();
+  private readonly heldByParent = new HeldByParent();
   private timer: NodeJS.Timeout | null = null;
+  /** When the armed timer fires (performance.now()). */
+  private timerAt = Infinity;
+  private readonly maxSleepMs: number;
+  private readonly onAlive: () => void;
   private running = false;
   private stopped = false;
   private idle: Promise<void> = Promise.resolve();
@@ -26,7 +48,12 @@ export class DeadlineMonitor {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+    opts: DeadlineMonitorOptions = {},
+  ) {
+    this.maxSleepMs = Math.min(opts.maxSleepMs ?? MAX_SLEEP_MS, MAX_SLEEP_MS);
+    this.onAlive = opts.onAlive ?? (() => {});
+    this.windows = new WindowTracker(store);
+  }
 
   /**
    * Load every armed deadline from the store and process what is already due
@@ -34,7 +61,12 @@ export class DeadlineMonitor {
    * the caller can finish it before accepting pings.
    */
   async start(): Promise<void> {
-    for (const check of this.store.allChecks()) this.heap.set(check.uuid, check.alertAfter);
+    // A held check is looked at once at start: its hold may have ended while the daemon was stopped.
+    for (const check of this.store.allChecks()) {
+      this.heap.set(check.uuid, check.hold ? 0 : wakeAt(this.store, check));
+      this.follow(check);
+    }
+    for (const [key, at] of this.windows.load(this.clock.now())) this.heap.set(key, at);
     this.logger.info({ armed: this.heap.size }, 'deadline monitor started');
     this.tick();
     await this.idle;
@@ -47,8 +79,6 @@ export class DeadlineMonitor {
   async poke(): Promise<void> {
     if (this.stopped) return;
     await this.idle;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
     this.tick();
     await this.idle;
   }
@@ -59,35 +89,65 @@ export class DeadlineMonitor {
     await this.idle;
   }
 
+  /** Keep the maps of checks that other things than their own events wake: held ones, and down ones with reminders. */
+  private follow(check: CheckRecord): void {
+    this.windows.noteCheck(check);
+    this.heldByParent.note(check);
+    if (check.status === 'down' && check.downAlert) this.reminding.set(check.uuid, check.projectId);
+    else this.reminding.delete(check.uuid);
+  }
+
   get armedCount(): number {
     return this.heap.size;
   }
 
   /** Event-log subscriber: re-arm the checks that changed. */
   readonly onEvents = (events: StoredEvent[]): void => {
+    // Looked at once the batch is through, so that a later event of the same check does not re-arm it for later.
+    const wake = new Set<string>();
     for (const e of events) {
+      if (e.type === 'window.changed' && e.windowId) this.heap.set(...this.windows.changed(e.windowId));
+      // A channel's repeat_every may have changed: its project's reminders are due again.
+      if (e.type === 'channel.changed') for (const [uuid, project] of this.reminding) if (project === e.projectId) wake.add(uuid);
       if (!e.checkUuid) continue;
-      if (e.type === 'check.deleted') this.heap.set(e.checkUuid, null);
-      else if (e.check) this.heap.set(e.checkUuid, e.check.alertAfter);
+      if (e.type === 'check.deleted') {
+        this.heap.set(e.checkUuid, null);
+        this.windows.forgetCheck(e.checkUuid);
+        this.reminding.delete(e.checkUuid);
+        this.heldByParent.forget(e.checkUuid);
+      } else if (e.check) {
+        this.heap.set(e.checkUuid, wakeAt(this.store, e.check));
+        this.follow(e.check);
+      }
+      // A check that is not down (or gone) holds back no dependent's notification any more.
+      const held = e.check?.status === 'down' ? undefined : this.heldByParent.heldFor(e.checkUuid);
+      if (held) for (const child of held) wake.add(child);
     }
+    for (const uuid of wake) this.heap.set(uuid, 0);
     this.arm();
   };
 
   private arm(): void {
     if (this.stopped || this.running) return;
-    if (this.timer) clearTimeout(this.timer);
     const next = this.heap.peek();
-    if (next === null) return;
-    const delay = Math.min(Math.max(next - this.clock.now(), 0), MAX_SLEEP_MS);
+    const delay = Math.min(next === null ? Infinity : Math.max(next - this.clock.now(), 0), this.maxSleepMs);
+    const at = performance.now() + delay;
+    // An earlier wake-up stays: a stream of pings re-arming the timer must not
+    // push the next pass, and the liveness it reports, further and further away.
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
     this.timer = setTimeout(() => this.tick(), delay);
     this.timer.unref();
   }
 
   private tick(): void {
     if (this.stopped || this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     this.running = true;
     this.idle = this.processDue()
-      .catch((err: unknown) => this.logger.error({ err }, 'deadline evaluation failed'))
+      .then(() => this.onAlive(), (err: unknown) => this.logger.error({ err }, 'deadline evaluation failed'))
       .finally(() => {
         this.running = false;
         this.arm();
@@ -100,31 +160,24 @@ export class DeadlineMonitor {
       const due = this.heap.popDue(now, BATCH);
       if (due.length === 0) return;
       const rearm = await this.store.transact(() => {
-        const out: Array<[string, number | null]> = [];
+        const out: Wake[] = [];
         for (const uuid of due) {
-          const check = this.store.getCheck(uuid);
-          if (!check) continue;
-          const result = evaluateDeadline(check, now);
-          if (!result) {
-            out.push([uuid, check.alertAfter !== null && check.alertAfter > now ? check.alertAfter : null]);
+          if (isWindowKey(uuid)) {
+            out.push(...this.windows.step(uuid, now));
             continue;
           }
-          if (result.flip) {
-            this.store.saveCheckInTxn(result.check, now, 'status.changed', result.flip);
-            this.logger.info(
-              { check: uuid, from: result.flip.oldStatus, to: result.flip.newStatus, at: result.flip.created },
-              'check went down',
-            );
-          } else {
-            // Not down yet (in grace): only the internal deadline moves; no event needed.
-            this.store.putCheckStatusInTxn(result.check);
-          }
-          out.push([uuid, result.check.alertAfter]);
+          const check = this.store.getCheck(uuid);
+          if (!check) continue;
+          const step = stepCheck(this.store, check, now, this.logger);
+          this.follow(step.check);
+          out.push([uuid, step.wake !== null && step.wake > now ? step.wake : null]);
         }
         return out;
       });
-      for (const [uuid, at] of rearm) this.heap.set(uuid, at);
+      for (const [id, at] of rearm) this.heap.set(id, at);
       if (this.stopped) return;
+      // A catch-up of many batches is progress too.
+      this.onAlive();
     }
   }
 }

@@ -6,7 +6,7 @@ import { isoSeconds } from '../domain/format.js';
 import { tagList } from '../domain/ids.js';
 import { jsonEscape, substituteShell, urlEncode } from '../domain/templates.js';
 import type { CheckRecord, FlipRecord, LastPingInfo } from '../domain/types.js';
-import { policyPlaceholders, policyReasonSentence } from './policy-text.js';
+import { policyPlaceholders, policyReasonSentence, withPolicySentences } from './policy-text.js';
 import type { Notification } from './notification.js';
 
 export type { Notification, OtherChecks } from './notification.js';
@@ -62,8 +62,8 @@ export function reasonSentence(flip: FlipRecord, check?: CheckRecord): string | 
 /** The sentence under the headline: why it went down, or how long it was down. */
 export function summarySentence(n: Notification): string | null {
   if (n.test) return 'This is a test notification sent by checkd channel test.';
-  if (n.event === 'down') return reasonSentence(n.flip, n.check);
-  return n.downtimeMs === null ? null : `The downtime lasted ${humanDuration(n.downtimeMs)}.`;
+  const upstream = n.event === 'down' ? reasonSentence(n.flip, n.check) : n.downtimeMs === null ? null : `The downtime lasted ${humanDuration(n.downtimeMs)}.`;
+  return withPolicySentences(n, upstream);
 }
 
 export function pingKindText(p: LastPingInfo): string {

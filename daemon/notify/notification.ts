@@ -1,12 +1,18 @@
 // The facts of one notification, shared by the modules that render it.
-import type { CheckRecord, FlipRecord, LastPingInfo } from '../domain/types.js';
+import type { CheckRecord, FlipRecord, HoldCause, LastPingInfo } from '../domain/types.js';
 import type { NotifyEventName } from '../domain/channel-values.js';
 
 export interface PolicyFacts {
   /** 1, 2, … for a reminder while the check stays down. */
   reminder?: number;
+  /** For a reminder: when it was made (the time down is counted to it). */
+  remindedAt?: number;
   /** The down flip's instant, for reminders and released notifications. */
   downSince?: number;
+  /** Held until now: by what (alert-policies §4, §5). */
+  released?: HoldCause;
+  /** Held by a dependency: the name of the check it waited for. */
+  parentName?: string;
 }
 
 export interface Notification {
@@ -24,10 +30,10 @@ export interface Notification {
   checkJson: string;
   /** A `checkd channel test` message, not a real flip. */
   test: boolean;
+  /** The same on every attempt of this delivery, restarts included (ids.ts deliveryIdOf): receivers drop repeats by it. */
+  deliveryId: string;
   /** When this attempt is made: "10 minutes ago" in messages is counted from here. Default: the flip. */
   sentAt?: number;
-  /** Stable across the retries of one delivery (Matrix's transaction id). */
-  deliveryKey?: string;
   /** The project's other checks at send time, for the kinds that list those still down. */
   others?: OtherChecks;
 }

@@ -5,16 +5,17 @@
 // every attempt outside any transaction and under a timeout, failures retried
 // with exponential backoff until a bounded time has passed.
 import { performance } from 'node:perf_hooks';
-import { randomUUID } from 'node:crypto';
 import { displayStatus, notifyEvent } from '../domain/status.js';
 import { isNoop, parseChannelValue } from '../domain/channel-values.js';
 import { needsValue } from '../domain/channel-kinds.js';
 import { groupMembers } from '../domain/integrations/group.js';
 import { checkToJson } from '../domain/representation.js';
 import { newCheck } from '../domain/check-input.js';
+import { deliveryIdOf, newUuid } from '../domain/ids.js';
 import type { StoredEvent } from '../store/events.js';
 import { NotifyStore, type DeliveryJob } from '../store/notify.js';
 import { decodeBody, displayName, type Notification, type OtherChecks } from './message.js';
+import { policyJobs, tellsOfFlip } from './policy-jobs.js';
 import { deliver, type DeliveryResult } from './transports.js';
 import { listsOtherChecks } from './kinds/index.js';
 import type { Store } from '../store/store.js';
@@ -32,7 +33,7 @@ const CURSOR_SAVE_MS = 30_000;
 const STOP_GRACE_MS = 1000;
 
 function isNotifiable(ev: StoredEvent): boolean {
-  return ev.type === 'flip' && ev.flip !== undefined && ev.check !== undefined && notifyEvent(ev.flip) !== null;
+  return tellsOfFlip(ev) && ev.flip !== undefined && ev.check !== undefined && notifyEvent(ev.flip) !== null;
 }
 
 /** The last ping at or before `at` (notifications.md §1), from the check's ping log. */
@@ -92,11 +93,12 @@ export function jobNotification(
     flip: job.flip,
     lastPing: job.lastPing,
     downtimeMs: job.downtimeMs,
+    policy: job.policy,
     projectName: store.getProject(job.projectId)?.name ?? '',
     checkJson: checkJson(current, now, baseUrl),
     test: false,
+    deliveryId: deliveryIdOf(store.currentLogId(), job.flipRev, job.channelId),
     sentAt: now,
-    deliveryKey: `${job.flipRev}-${job.channelId}`,
     ...(others ? { others } : {}),
   };
 }
@@ -128,8 +130,8 @@ export function testNotification(channel: ChannelRecord, projectName: string, no
     projectName,
     checkJson: checkJson(check, now, baseUrl),
     test: true,
+    deliveryId: newUuid(),
     sentAt: now,
-    deliveryKey: `test-${randomUUID()}`,
   };
 }
 
@@ -237,7 +239,7 @@ export class Notifier {
       const batch = this.store.eventsAfter(this.memCursor, SCAN_BATCH);
       if (batch.length === 0) return;
       if (batch.some(isNotifiable)) {
-        const made = await this.ns.advance(batch, (ev) => this.select(ev));
+        const made = await this.ns.advance(batch, (ev) => policyJobs(this.store, ev, this.select(ev)));
         if (made > 0) this.logger.debug({ jobs: made }, 'notifier: deliveries queued');
       }
       this.memCursor = batch[batch.length - 1]!.rev;

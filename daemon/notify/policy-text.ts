@@ -2,11 +2,9 @@
 // the causes checkd adds to upstream's, in words. Pure functions over plain data.
 import { isoSeconds } from '../domain/format.js';
 import type { CheckRecord, FlipRecord } from '../domain/types.js';
-import type { Notification } from './notification.js';
+import type { Notification, PolicyFacts } from './notification.js';
 
 export type { PolicyFacts } from './notification.js';
-
-/** What a notification says beyond its flip (alert-policies §3–§6). */
 
 const UNITS: Array<[string, number]> = [
   ['d', 86_400],
@@ -73,3 +71,53 @@ export function downSince(n: Notification): number | null {
   if (n.event === 'down') return n.flip.created;
   return n.downtimeMs === null ? null : n.flip.created - n.downtimeMs;
 }
+
+/** How a hold reads after "held": `while muted`, `during maintenance`, `while "db" was down`. */
+function during(facts: PolicyFacts): string {
+  switch (facts.released) {
+    case 'mute':
+      return 'while muted';
+    case 'maintenance':
+      return 'during maintenance';
+    default:
+      return facts.parentName === undefined ? 'while a check it depends on was down' : `while "${facts.parentName}" was down`;
+  }
+}
+
+/**
+ * What the policies add to a down event, as a phrase for the service kinds
+ * that put it after the cause in "… is DOWN (<cause>; <this>)": a reminder's
+ * number and the time down, or the hold it was released from. Null when they
+ * add nothing (a plain flip, or an up event).
+ */
+export function policyPhrase(n: Notification): string | null {
+  const facts = n.policy;
+  if (n.event !== 'down' || !facts) return null;
+  if (facts.reminder !== undefined) {
+    return `reminder ${facts.reminder}, down for ${compactDuration((facts.remindedAt ?? n.flip.created) - (downSince(n) ?? n.flip.created), true)}`;
+  }
+  if (!facts.released) return null;
+  const since = downSince(n);
+  return `held ${during(facts)}${since === null ? '' : `, down since ${isoSeconds(since)}`}`;
+}
+
+/**
+ * The sentence under a notification's headline with what the policies add:
+ * that it was held and is released now (after upstream's sentence).
+ */
+export function withPolicySentences(n: Notification, upstream: string | null): string | null {
+  const facts = n.policy;
+  if (facts?.reminder !== undefined) {
+    const down = compactDuration((facts.remindedAt ?? n.flip.created) - (downSince(n) ?? n.flip.created), true);
+    const reminder = `Still DOWN for ${down}, reminder ${facts.reminder}.`;
+    return upstream === null ? reminder : `${reminder} ${upstream}`;
+  }
+  if (!facts?.released) return upstream;
+  const since = downSince(n);
+  const released =
+    n.event === 'down'
+      ? `Down since ${since === null ? 'the flip' : isoSeconds(since)}, ${during(facts)}: this notification was held until now.`
+      : `Up again since ${isoSeconds(n.flip.created)}: this notification was held ${during(facts)}.`;
+  return upstream === null ? released : `${upstream} ${released}`;
+}
+

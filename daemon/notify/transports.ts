@@ -48,6 +48,8 @@ export interface DeliveryExtras {
 export type HttpSettings = Pick<NotifyConfig, 'timeoutMs' | 'blockPrivateAddresses'>;
 
 const USER_AGENT = 'checkd';
+/** The header of the IETF draft "The Idempotency-Key HTTP Header Field", on every webhook delivery. */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const MAX_REDIRECTS = 3;
 
 function fail(error: string, permanent = false): DeliveryResult {
@@ -210,6 +212,9 @@ export function webhookCall(half: WebhookHalf, n: Notification): HttpCall {
   const headers: Record<string, string> = {};
   const headerValues = webhookValues(n, 'header');
   for (const [name, value] of Object.entries(half.headers)) headers[name] = headerSafe(substitute(value, headerValues));
+  // Deliveries are at least once (a crash between sending and recording the
+  // success repeats one): the key lets a receiver drop the repeat.
+  if (!hasHeader(headers, IDEMPOTENCY_HEADER)) headers[IDEMPOTENCY_HEADER] = n.deliveryId;
   const call: HttpCall = { method: half.method, url: substitute(half.url, webhookValues(n, 'url')), headers };
   if (half.method !== 'GET' && half.body !== '') {
     call.body = Buffer.from(substitute(half.body, webhookValues(n, 'body', isJsonBody(half))), 'utf8');

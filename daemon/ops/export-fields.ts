@@ -76,7 +76,9 @@ const SHA256_RE = /^[0-9a-f]{64}$/;
 // Keyed by the record's own field names, so that a field added to a record
 // type is a compile error here until export and import handle it. everStarted
 // is about the ping log, which is not exported: an imported check has none.
-export const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId' | 'everStarted'>, FieldRule> = {
+// hold and downAlert are the notifier's (what channels were told, and when),
+// which is not exported either.
+export const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId' | 'everStarted' | 'hold' | 'downAlert'>, FieldRule> = {
   uuid: { json: 'uuid', check: uuid },
   badgeKey: { json: 'badge_key', check: uuid },
   createdAt: { json: 'created_at', check: rules.int(0) },
@@ -109,6 +111,8 @@ export const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId' | 'ever
   maxDuration: { json: 'max_duration', check: rules.int(DURATION_MIN, DURATION_MAX), optional: true },
   failureTolerance: { json: 'failure_tolerance', check: rules.int(1, 100), optional: true },
   consecutiveFailures: { json: 'consecutive_failures', check: rules.int(1), optional: true },
+  mutedUntil: { json: 'muted_until', check: rules.int(0), optional: true },
+  dependsOn: { json: 'depends_on', check: uuid, optional: true },
 };
 
 export const CHANNEL_FIELDS: Record<Exclude<keyof ChannelRecord, 'projectId'>, FieldRule> = {
@@ -120,6 +124,7 @@ export const CHANNEL_FIELDS: Record<Exclude<keyof ChannelRecord, 'projectId'>, F
   },
   value: { json: 'value', check: rules.string() },
   createdAt: { json: 'created_at', check: rules.int(0) },
+  repeatEvery: { json: 'repeat_every', check: rules.int(300, 604_800), optional: true },
 };
 
 export const PROJECT_FIELDS: Record<keyof ProjectRecord, FieldRule> = {

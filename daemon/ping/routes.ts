@@ -150,6 +150,7 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     const found = await opts.pings.resolveSlug(url.key, url.slug, create);
     if (found.kind === 'missing') throw refusal(404, 'not found');
     if (found.kind === 'ambiguous') throw refusal(409, 'ambiguous slug');
+    if (found.kind === 'refused') throw refusal(400, 'invalid url format');
     // The reference keeps an auto-provisioned check even when the ping itself is refused.
     if (url.refusal === 'exit-status-out-of-range') throw refusal(400, 'invalid url format');
     const rid = ridOf(req);

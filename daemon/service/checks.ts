@@ -9,7 +9,9 @@ import {
   type UniqueField,
 } from '../domain/check-input.js';
 import { resolveChannels } from '../domain/channels-input.js';
-import { applyPause, applyResume, recomputeAfterUpdate } from '../domain/status.js';
+import { applyMute, applyPause, applyResume, applyUnmute, recomputeAfterUpdate } from '../domain/status.js';
+import { settleHoldInTxn } from './holds.js';
+import { clearDependentsInTxn, dependencyError } from './dependencies.js';
 import { newUuid } from '../domain/ids.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiVersion, CheckRecord, ProjectRecord } from '../domain/types.js';
@@ -58,6 +60,8 @@ export class CheckService {
         existing ?? newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: project.id, createdAt: now });
       let check = applyCheckInput(base, input, version);
       if (channels) check.channels = channels;
+      const dependency = input.depends_on ? dependencyError(this.store, check) : null;
+      if (dependency) return { kind: 'invalid', error: dependency };
       check = recomputeAfterUpdate(check);
       if (existing) {
         this.store.saveCheckInTxn(check, now, 'check.updated');
@@ -127,6 +131,8 @@ export class CheckService {
       }
       let check = applyCheckInput(current, input, version);
       if (channels) check.channels = channels;
+      const dependency = input.depends_on ? dependencyError(this.store, check) : null;
+      if (dependency) return { kind: 'invalid', error: dependency };
       check = recomputeAfterUpdate(check);
       this.store.saveCheckInTxn(check, now, 'check.updated');
       return { kind: 'ok', check };
@@ -157,12 +163,38 @@ export class CheckService {
     });
   }
 
+  /** Hold the check's notifications until `until` (alert-policies §4.1); a later or earlier mute replaces it. */
+  async mute(uuid: string, until: number): Promise<PauseResult> {
+    const now = this.clock.now();
+    return this.store.transact((): PauseResult => {
+      const current = this.store.getCheck(uuid);
+      if (!current) return { kind: 'missing' };
+      const check = applyMute(current, until);
+      this.store.savePolicyEventInTxn(check, now, 'check.muted');
+      return { kind: 'ok', check: check.hold ? settleHoldInTxn(this.store, check, now) : check };
+    });
+  }
+
+  /** End the check's mute now; a notification it held is released if still true. Not muted: nothing changes. */
+  async unmute(uuid: string): Promise<PauseResult> {
+    const now = this.clock.now();
+    return this.store.transact((): PauseResult => {
+      const current = this.store.getCheck(uuid);
+      if (!current) return { kind: 'missing' };
+      const check = applyUnmute(current);
+      if (!check) return { kind: 'ok', check: current };
+      this.store.savePolicyEventInTxn(check, now, 'check.unmuted');
+      return { kind: 'ok', check: check.hold ? settleHoldInTxn(this.store, check, now) : check };
+    });
+  }
+
   async delete(uuid: string): Promise<CheckRecord | null> {
     const now = this.clock.now();
     return this.store.transact(() => {
       const current = this.store.getCheck(uuid);
       if (!current) return null;
       this.store.deleteCheckInTxn(current, now);
+      clearDependentsInTxn(this.store, current, now);
       return current;
     });
   }

@@ -4,8 +4,9 @@
 import { classifyPing, pingDuration } from '../domain/classify.js';
 import { classifyEmailPing, type EmailContent } from '../domain/email-ping.js';
 import { applySignal } from '../domain/status.js';
-import { newCheck } from '../domain/check-input.js';
+import { newCheck, validateCheckInput } from '../domain/check-input.js';
 import { newUuid } from '../domain/ids.js';
+import { decideFlip } from './holds.js';
 import type { Clock } from '../shared/clock.js';
 import type { CheckRecord, PingKind, PingRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
@@ -25,7 +26,9 @@ export interface PingFacts {
 export type SlugResolution =
   | { kind: 'found' | 'created'; uuid: string }
   | { kind: 'missing' }
-  | { kind: 'ambiguous' };
+  | { kind: 'ambiguous' }
+  /** With create: a check of that name and slug is one the API would refuse (too long). */
+  | { kind: 'refused' };
 
 /** How far back the ping-list duration looks for the matching start. */
 const DURATION_LOOKBACK = 1000;
@@ -109,18 +112,22 @@ export class PingService {
       }
       // A flip is written with the check, so flips and checks stay in step.
       this.store.applyJournalInTxn();
+      // Told now, or held by a mute, a maintenance window or a dependency (alert-policies).
+      const decided = decideFlip(this.store, check, applied.check, applied.flip, now);
+      event.check = decided.check;
       const project = this.store.getProject(check.projectId);
-      this.store.insertPingInTxn(applied.check, ping, project?.pingLogLimit ?? 100);
+      this.store.insertPingInTxn(decided.check, ping, project?.pingLogLimit ?? 100);
       this.store.appendEventInTxn(event);
-      this.store.putCheckStatusInTxn(applied.check);
-      this.store.insertFlipInTxn(applied.check, applied.flip, now);
+      this.store.putCheckStatusInTxn(decided.check);
+      this.store.insertFlipInTxn(decided.check, decided.flip, now);
       return 'ok';
     });
   }
 
   /**
    * Find the check a slug ping addresses; with create, provision it (ping-protocol
-   * §9: name = slug, all channels of the project, refused at twice the check limit).
+   * §9: name = slug, all channels of the project, refused at twice the check limit,
+   * or when the slug is longer than the API allows a name or slug).
    */
   async resolveSlug(pingKey: string, slug: string, create: boolean): Promise<SlugResolution> {
     const project = this.store.projectByPingKey(pingKey);
@@ -130,6 +137,8 @@ export class PingService {
     if (found.length > 1) return { kind: 'ambiguous' };
     if (found.length === 1) return { kind: 'found', uuid: found[0]!.uuid };
     if (!create) return { kind: 'missing' };
+    // A check made by a ping obeys the API's limits: export and import take it back.
+    if (!validateCheckInput({ name: slug, slug }).ok) return { kind: 'refused' };
     const now = this.clock.now();
     return this.store.transact((): SlugResolution => {
       const again = matching();

@@ -1,8 +1,8 @@
 // sd_notify(3) for Type=notify units. Node has no AF_UNIX datagram socket, so
 // the message goes through the unix-dgram addon (sent from the daemon's own
-// PID: no race, works with NotifyAccess=main). If the addon could not be built
-// on this machine, fall back to the systemd-notify tool, which the unit allows
-// with NotifyAccess=all.
+// PID: no race, works with the unit's NotifyAccess=main). If the addon could
+// not be built on this machine, fall back to the systemd-notify tool, a child
+// process, which needs NotifyAccess=all (install.sh adds that drop-in then).
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { Logger } from './log.js';
@@ -48,4 +48,16 @@ export async function sdNotify(state: string, logger: Logger, env: NodeJS.Proces
       resolve(!err);
     });
   });
+}
+
+/**
+ * The interval of the unit's watchdog (WatchdogSec=) in milliseconds, or null
+ * when there is none for this process: systemd sets WATCHDOG_USEC, and
+ * WATCHDOG_PID when the watchdog is meant for one process (sd_watchdog_enabled(3)).
+ */
+export function watchdogIntervalMs(env: NodeJS.ProcessEnv = process.env): number | null {
+  const usec = Number(env.WATCHDOG_USEC);
+  if (!env.WATCHDOG_USEC || !Number.isSafeInteger(usec) || usec <= 0) return null;
+  if (env.WATCHDOG_PID && Number(env.WATCHDOG_PID) !== process.pid) return null;
+  return usec / 1000;
 }

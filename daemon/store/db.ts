@@ -131,6 +131,7 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     checksByProject: root.openDB({ name: 'checks_by_project' }),
     checksBySlug: root.openDB({ name: 'checks_by_slug' }),
     checksByName: root.openDB({ name: 'checks_by_name' }),
+    checksByDependsOn: root.openDB({ name: 'checks_by_depends_on' }),
     checkCounts: root.openDB({ name: 'check_counts' }),
     checkEdits: root.openDB({ name: 'check_edits' }),
     uniqueKeys: root.openDB({ name: 'unique_keys' }),
@@ -141,6 +142,7 @@ export function openDb(dir: string, opts: { readOnly?: boolean } = {}): Db {
     flips: root.openDB({ name: 'flips', ...records }),
     events: root.openDB({ name: 'events', ...records }),
     journal: root.openDB({ name: 'journal', useVersions: true, ...records }),
+    maintenance: root.openDB({ name: 'maintenance', ...records }),
   };
 }
 

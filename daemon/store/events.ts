@@ -1,7 +1,8 @@
 // The revisioned event log. Every write transaction appends here; the monitor,
 // the gRPC Watch streams and the notifier read it with a cursor (a revision).
 import type { Database, RootDatabase } from 'lmdb';
-import type { CheckRecord, FlipRecord, PingKind } from '../domain/types.js';
+import type { CheckRecord, FlipRecord, HoldCause, PingKind } from '../domain/types.js';
+import type { DueReminder } from '../domain/reminders.js';
 
 export type EventType =
   | 'check.created'
@@ -13,7 +14,28 @@ export type EventType =
   | 'status.changed'
   | 'flip'
   | 'project.changed'
-  | 'channel.changed';
+  | 'channel.changed'
+  // The alert policies (alert-policies.md §7).
+  | 'check.muted'
+  | 'check.unmuted'
+  | 'hold.changed'
+  | 'notification.released'
+  | 'window.changed'
+  | 'window.opened'
+  | 'window.closed'
+  | 'reminder.due';
+
+/** A hold on a check's notifications ended (alert-policies §4, §5): what it released. */
+export interface ReleaseInfo {
+  /** The event told now, null when the channels already know the current status. */
+  event: 'up' | 'down' | null;
+  /** What held the notifications. */
+  cause: HoldCause;
+  /** With an event: the revision of the flip that set the status told (its `flip` is on the event). */
+  flipRev?: number;
+  /** With a dependency: the down check it waited for. */
+  parent?: string;
+}
 
 export interface PingSummary {
   n: number;
@@ -39,6 +61,11 @@ export interface StoredEvent {
   check?: CheckRecord;
   ping?: PingSummary;
   flip?: FlipRecord;
+  release?: ReleaseInfo;
+  /** For window events: the maintenance window's id (alert-policies §4.2). */
+  windowId?: string;
+  /** For reminder.due: the channels reminded, each with the reminder's number (alert-policies §3). */
+  reminders?: DueReminder[];
 }
 
 /** Where the event log lives in the environment (schema.ts `Db` has all of it). */

@@ -2,8 +2,9 @@
 // (schema.ts SCHEMA_VERSION), and refuses one written by a newer checkd.
 // Version 2 added the (empty at first) ping journal; version 3 the slug index
 // and the check counts; version 4 the name index; version 5 the edit counters
-// (empty at first: they only need to move from then on).
-import { indexCheck, INDEXED_FIELDS, setCheckCount } from './check-indexes.js';
+// (empty at first: they only need to move from then on); version 6 the
+// depends_on index.
+import { INDEX_SINCE, indexCheck, INDEXED_FIELDS, setCheckCount } from './check-indexes.js';
 import { DataDirError } from './db.js';
 import { SCHEMA_VERSION, type Db } from './schema.js';
 
@@ -21,8 +22,8 @@ export function upgradeSchema(db: Db, dir: string, opts: { readOnly?: boolean } 
   }
   if (stored === SCHEMA_VERSION || opts.readOnly) return;
   db.root.transactionSync(() => {
-    // Pings never change a slug or a name, so the B-tree's checks are current enough.
-    const fields = stored === undefined ? [] : INDEXED_FIELDS.filter((f) => (f === 'slug' ? stored < 3 : stored < 4));
+    // Pings never change an indexed field, so the B-tree's checks are current enough.
+    const fields = stored === undefined ? [] : INDEXED_FIELDS.filter((f) => stored < INDEX_SINCE[f]);
     if (stored !== undefined && (fields.length > 0 || stored < 3)) {
       const counts = new Map<string, number>();
       for (const { value: check } of db.checks.getRange()) {

@@ -9,6 +9,7 @@ import type { Store } from './store.js';
 import { environmentOf } from './environment.js';
 import type { CheckRecord, FlipRecord, LastPingInfo } from '../domain/types.js';
 import type { StoredEvent } from './events.js';
+import type { PolicyFacts } from '../notify/policy-text.js';
 
 export interface DeliveryJob {
   channelId: string;
@@ -22,6 +23,8 @@ export interface DeliveryJob {
   check: CheckRecord;
   lastPing: LastPingInfo | null;
   downtimeMs: number | null;
+  /** What the alert policies add: a release, a reminder (alert-policies §3–§6). */
+  policy?: PolicyFacts;
   enqueuedAt: number;
   attempts: number;
   nextAttemptAt: number;

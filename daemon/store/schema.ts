@@ -7,13 +7,14 @@ import type {
   ChannelRecord,
   CheckRecord,
   FlipRecord,
+  MaintenanceWindow,
   PingRecord,
   ProjectRecord,
 } from '../domain/types.js';
 import type { EventLog } from './events.js';
 
 /** Bumped when the on-disk layout changes; migrations.ts upgrades older layouts. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** A journaled ping (journal.ts). */
 export interface JournalEntry {
@@ -56,6 +57,12 @@ export interface Db extends EventLog {
    */
   checksByName: Database<string, [string, string, string]> | undefined;
   /**
+   * [projectId, depends_on, uuid] → uuid, for the checks that depend on
+   * another: deleting a check finds its dependents without reading the project.
+   * Absent only when a data dir from before schema version 6 is opened read-only.
+   */
+  checksByDependsOn: Database<string, [string, string, string]> | undefined;
+  /**
    * projectId → how many checks it has (kept by insert and delete), so the
    * check limit is enforced without counting the project's index.
    * Absent only when a data dir from before schema version 3 is opened read-only.
@@ -84,6 +91,11 @@ export interface Db extends EventLog {
    * Absent only when a data dir from before schema version 2 is opened read-only.
    */
   journal: Database<JournalEntry, [number, string]> | undefined;
+  /**
+   * window id → maintenance window (alert-policies §4.2). Made empty by any
+   * writable open; absent when a data dir from before it is opened read-only.
+   */
+  maintenance: Database<MaintenanceWindow, string> | undefined;
 }
 
 /**

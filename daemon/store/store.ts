@@ -12,19 +12,22 @@ import { registerEnvironment } from './environment.js';
 import { upgradeSchema } from './migrations.js';
 import type { ApiKeyRecord, Db } from './schema.js';
 import { fsyncPath } from '../shared/fsync.js';
-import { checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
+import { assertIndexable, checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { appendEvent, currentRevision, oldestRetainedRevision, pruneEvents, readEventsAfter, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
 import { PendingPings, type PendingPing } from './pending.js';
 import { insertPing } from './ping-log.js';
+import { keyFits } from './key-size.js';
 import { API_KEY_PREFIX_LENGTH, hashApiKey, newApiKey, newPingKey, newSecret, newUuid, uniqueKeyOf } from '../domain/ids.js';
 import type {
   ChannelRecord,
   CheckRecord,
   FlipRecord,
+  MaintenanceWindow,
   PingRecord,
   ProjectRecord,
 } from '../domain/types.js';
+import { forWriting } from './schema.js';
 
 /** A place in a project's creation order: just after the check created at `createdAt` with `uuid`. */
 export interface ListPosition {
@@ -418,7 +421,7 @@ export class Store {
     now: number,
   ): Promise<ProjectRecord | undefined> {
     return this.transact(() => {
-      const project = this.db.projects.get(id);
+      const project = this.getProject(id);
       if (!project) return undefined;
       const updated = { ...project, ...fields };
       this.db.projects.put(id, updated);
@@ -430,14 +433,17 @@ export class Store {
   /** Deletes a project with everything it owns; false when there is no such project. */
   async deleteProject(id: string, now: number): Promise<boolean> {
     return this.transact(() => {
-      if (!this.db.projects.get(id)) return false;
+      if (!this.getProject(id)) return false;
       this.deleteProjectInTxn(id, now);
       return true;
     });
   }
 
+  // Lookups by a key from outside (a URL, a command line) measure it first:
+  // one too long for LMDB was never stored (key-size.ts), and lmdb-js would throw.
+
   getProject(id: string): ProjectRecord | undefined {
-    return this.db.projects.get(id);
+    return keyFits(id) ? this.db.projects.get(id) : undefined;
   }
 
   listProjects(): ProjectRecord[] {
@@ -445,11 +451,13 @@ export class Store {
   }
 
   projectByPingKey(pingKey: string): ProjectRecord | undefined {
+    if (!keyFits(pingKey)) return undefined;
     const id = this.db.pingKeys.get(pingKey);
     return id === undefined ? undefined : this.db.projects.get(id);
   }
 
   projectByBadgeKey(badgeKey: string): ProjectRecord | undefined {
+    if (!keyFits(badgeKey)) return undefined;
     const id = this.db.projectBadgeKeys.get(badgeKey);
     return id === undefined ? undefined : this.db.projects.get(id);
   }
@@ -483,7 +491,7 @@ export class Store {
 
   /** The key with this SHA-256 digest. */
   apiKeyByDigest(digest: string): ApiKeyRecord | undefined {
-    return this.db.apiKeys.get(digest);
+    return keyFits(digest) ? this.db.apiKeys.get(digest) : undefined;
   }
 
   /** Every API key, as its digest and record, in digest order. */
@@ -505,7 +513,7 @@ export class Store {
   // ---- channels -----------------------------------------------------------
 
   async createChannel(
-    input: { projectId: string; kind: string; name: string; value: string },
+    input: Omit<ChannelRecord, 'id' | 'createdAt'>,
     now: number,
   ): Promise<ChannelRecord> {
     const channel: ChannelRecord = { id: newUuid(), createdAt: now, ...input };
@@ -520,11 +528,13 @@ export class Store {
   }
 
   /** Changes a channel's name or value; undefined when there is no such channel. */
-  async updateChannel(id: string, fields: Partial<Pick<ChannelRecord, 'name' | 'value'>>, now: number): Promise<ChannelRecord | undefined> {
+  /** Changes a channel's fields; `repeatEvery: 0` turns its reminders off. */
+  async updateChannel(id: string, fields: Partial<Pick<ChannelRecord, 'name' | 'value' | 'repeatEvery'>>, now: number): Promise<ChannelRecord | undefined> {
     return this.transact(() => {
-      const channel = this.db.channels.get(id);
+      const channel = this.getChannel(id);
       if (!channel) return undefined;
       const updated = { ...channel, ...fields };
+      if (updated.repeatEvery === 0) delete updated.repeatEvery;
       this.db.channels.put(id, updated);
       this.append({ at: now, type: 'channel.changed', projectId: channel.projectId, checkUuid: null });
       return updated;
@@ -538,7 +548,7 @@ export class Store {
    */
   async deleteChannel(id: string, now: number): Promise<boolean> {
     return this.transact(() => {
-      const channel = this.db.channels.get(id);
+      const channel = this.getChannel(id);
       if (!channel) return false;
       for (const check of this.listChecks(channel.projectId)) {
         if (check.channels.includes(id)) this.saveCheckInTxn({ ...check, channels: check.channels.filter((c) => c !== id) }, now, 'check.updated');
@@ -562,22 +572,56 @@ export class Store {
   }
 
   getChannel(id: string): ChannelRecord | undefined {
-    return this.db.channels.get(id);
+    return keyFits(id) ? this.db.channels.get(id) : undefined;
+  }
+
+  // ---- maintenance windows (alert-policies §4.2) ----------------------------
+
+  /** A project's maintenance windows in creation order. */
+  listWindows(projectId: string): MaintenanceWindow[] {
+    return this.allWindows().filter((w) => w.projectId === projectId);
+  }
+
+  /** Every maintenance window (monitor start-up), in creation order. */
+  allWindows(): MaintenanceWindow[] {
+    if (!this.db.maintenance) return [];
+    const out = [...this.db.maintenance.getRange()].map(({ value }) => value);
+    return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  }
+
+  getWindow(id: string): MaintenanceWindow | undefined {
+    return this.db.maintenance?.get(id);
+  }
+
+  /** Inside a write transaction: store a window, or (`removed`) take it away, with its event. */
+  putWindowInTxn(w: MaintenanceWindow, now: number, removed = false): number {
+    const windows = forWriting(this.db.maintenance, 'the maintenance windows');
+    if (removed) windows.remove(w.id);
+    else windows.put(w.id, w);
+    return this.append({ at: now, type: 'window.changed', projectId: w.projectId, checkUuid: null, windowId: w.id });
+  }
+
+  /** Inside a write transaction: a window opened or closed (the monitor saw it happen). */
+  windowEventInTxn(w: MaintenanceWindow, now: number, type: 'window.opened' | 'window.closed'): number {
+    return this.append({ at: now, type, projectId: w.projectId, checkUuid: null, windowId: w.id });
   }
 
   // ---- checks -------------------------------------------------------------
 
   getCheck(uuid: string): CheckRecord | undefined {
+    if (!keyFits(uuid)) return undefined;
     return this.pending.latestCheck(uuid, this.journaled) ?? this.db.checks.get(uuid);
   }
 
   checkByUniqueKey(projectId: string, uniqueKey: string): CheckRecord | undefined {
+    if (!keyFits(uniqueKey)) return undefined;
     const uuid = this.db.uniqueKeys.get(uniqueKey);
     const check = uuid === undefined ? undefined : this.getCheck(uuid);
     return check && check.projectId === projectId ? check : undefined;
   }
 
   checkByBadgeKey(badgeKey: string): CheckRecord | undefined {
+    if (!keyFits(badgeKey)) return undefined;
     const uuid = this.db.checkBadgeKeys.get(badgeKey);
     return uuid === undefined ? undefined : this.getCheck(uuid);
   }
@@ -705,6 +749,7 @@ export class Store {
       const lastCreatedAt = key[1] as number;
       if (lastCreatedAt >= check.createdAt) check.createdAt = lastCreatedAt + 1;
     }
+    assertIndexable(check);
     if (!this.db.checks.doesExist(check.uuid)) countCheck(this.db, check.projectId, +1);
     noteCheckEdit(this.db, check.projectId);
     this.db.checks.put(check.uuid, check);
@@ -733,6 +778,17 @@ export class Store {
     let rev = this.append({ at: now, type, projectId: check.projectId, checkUuid: check.uuid, check });
     if (flip) rev = this.insertFlipInTxn(check, flip, now);
     return rev;
+  }
+
+  /** Store a check changed by an alert policy, with the event that tells of it (alert-policies §7). */
+  savePolicyEventInTxn(
+    check: CheckRecord,
+    now: number,
+    type: 'check.muted' | 'check.unmuted' | 'hold.changed' | 'notification.released' | 'reminder.due',
+    extra: Pick<StoredEvent, 'flip' | 'release' | 'reminders'> = {},
+  ): number {
+    this.replaceCheck(check);
+    return this.append({ at: now, type, projectId: check.projectId, checkUuid: check.uuid, check, ...extra });
   }
 
   /**

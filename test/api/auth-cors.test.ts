@@ -1,9 +1,10 @@
 // Authentication (api-details §2), method handling (§1.3, §1.4) and CORS (§16)
 // over every API route.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, createCheck, expectedUniqueKey, ping, useDaemon, v3 } from './support.js';
+import { api, createCheck, ping } from '../helpers/http.js';
+import { expectedUniqueKey, useApiDaemon, v3 } from './support.js';
 
-const env = useDaemon();
+const env = useApiDaemon();
 
 type Access = 'read' | 'write';
 interface Route {
@@ -51,10 +52,10 @@ const routes: Route[] = [
 // The delete route is exercised separately: a successful call would destroy the fixture.
 
 beforeAll(async () => {
-  const c = await createCheck(env, { name: 'fixture', tags: 'foo' });
+  const c = await createCheck(env.url, env.p.apiKey, { name: 'fixture', tags: 'foo' });
   uuid = c.uuid;
-  await ping(env, uuid, { body: 'hello body' });
-  const p = await createCheck(env, { name: 'paused' });
+  await ping(env.url, uuid, { body: 'hello body' });
+  const p = await createCheck(env.url, env.p.apiKey, { name: 'paused' });
   pausedUuid = p.uuid;
   await api(env.url, v3(`/checks/${pausedUuid}/pause`), { method: 'POST', key: env.p.apiKey });
 });

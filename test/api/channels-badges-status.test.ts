@@ -2,10 +2,11 @@
 // update (api-details §6.10, §13); the badges map (§14.1, §14.2); the status
 // endpoint (§15).
 import { createHash, createHmac } from 'node:crypto';
-import { describe, expect, it, vi } from 'vitest';
-import { api, BASE_URL, createChannel, createCheck, newProject, useDaemon, v3 } from './support.js';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { api, BASE_URL, createCheck } from '../helpers/http.js';
+import { createChannel, newProject, useApiDaemon, v3 } from './support.js';
 
-const env = useDaemon();
+const env = useApiDaemon();
 
 describe('GET /api/v3/channels/', () => {
   it('lists the project integrations in creation order: id, name (may be empty), kind', async () => {
@@ -181,8 +182,8 @@ describe('GET /api/v3/badges/', () => {
 
   it('maps every distinct tag plus "*" to the six badge URLs', async () => {
     const p = await newProject(env);
-    await createCheck(env, { tags: 'foo db@dc1' }, p.apiKey);
-    await createCheck(env, { tags: 'foo  c++ v1.2' }, p.apiKey);
+    await createCheck(env.url, p.apiKey, { tags: 'foo db@dc1' });
+    await createCheck(env.url, p.apiKey, { tags: 'foo  c++ v1.2' });
     const r = await api(env.url, v3('/badges/'), { key: p.apiKey });
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
@@ -218,8 +219,8 @@ describe('GET /api/v3/badges/', () => {
   it('only the caller project tags appear, with its own badge key', async () => {
     const p = await newProject(env);
     const q = await newProject(env);
-    await createCheck(env, { tags: 'mine' }, p.apiKey);
-    await createCheck(env, { tags: 'theirs' }, q.apiKey);
+    await createCheck(env.url, p.apiKey, { tags: 'mine' });
+    await createCheck(env.url, q.apiKey, { tags: 'theirs' });
     const r = await api(env.url, v3('/badges/'), { key: p.apiKey });
     expect(Object.keys(r.json.badges).sort()).toEqual(['*', 'mine']);
     const K = env.d.daemon.store.getProject(p.id)!.badgeKey;
@@ -246,13 +247,11 @@ describe('GET /api/vN/status/', () => {
     const spy = vi.spyOn(env.d.daemon.store, 'probe').mockImplementation(() => {
       throw new Error('disk on fire');
     });
-    try {
-      const r = await api(env.url, v3('/status/'));
-      expect(r.status).toBe(500);
-      expect(r.text).not.toContain('disk on fire');
-    } finally {
-      spy.mockRestore();
-    }
+    onTestFinished(() => spy.mockRestore());
+    const r = await api(env.url, v3('/status/'));
+    expect(r.status).toBe(500);
+    expect(r.text).not.toContain('disk on fire');
+    spy.mockRestore();
     expect((await api(env.url, v3('/status/'))).status).toBe(200);
   });
 });

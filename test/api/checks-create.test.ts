@@ -1,20 +1,10 @@
 // POST /api/v3/checks/: defaults, representation, schedules and time zones,
 // legacy subject fields, upsert by `unique`, channels and the check limit.
 import { describe, expect, it } from 'vitest';
-import {
-  api,
-  BASE_URL,
-  createChannel,
-  createCheck,
-  newProject,
-  RW_WRITE_KEYS,
-  scheduleKeys,
-  useDaemon,
-  UUID_RE,
-  v3,
-} from './support.js';
+import { api, BASE_URL, createCheck, UUID_RE } from '../helpers/http.js';
+import { createChannel, newProject, RW_WRITE_KEYS, scheduleKeys, useApiDaemon, v3 } from './support.js';
 
-const env = useDaemon();
+const env = useApiDaemon();
 
 describe('create: defaults and representation', () => {
   it('creates a check with every default and answers 201 with the 29-key write representation', async () => {
@@ -85,7 +75,7 @@ describe('create: defaults and representation', () => {
       filter_http_body: true,
       filter_default_fail: true,
     };
-    const c = await createCheck(env, body);
+    const c = await createCheck(env.url, env.p.apiKey, body);
     const { filter_subject: _fs, ...rest } = body;
     expect(c).toMatchObject(rest);
     expect(c.filter_subject).toBe(false);
@@ -98,23 +88,23 @@ describe('create: defaults and representation', () => {
   });
 
   it('ignores unknown members', async () => {
-    const c = await createCheck(env, { name: 'x', color: 'blue', nested: { a: [1, 2] } });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'x', color: 'blue', nested: { a: [1, 2] } });
     expect(c.name).toBe('x');
     expect(c).not.toHaveProperty('color');
   });
 
   it('v3 never derives the slug from the name', async () => {
-    const c = await createCheck(env, { name: 'Foo Bar' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'Foo Bar' });
     expect(c.slug).toBe('');
-    const c2 = await createCheck(env, { name: 'Foo Bar', slug: 'given' });
+    const c2 = await createCheck(env.url, env.p.apiKey, { name: 'Foo Bar', slug: 'given' });
     expect(c2.slug).toBe('given');
   });
 
   it('accepts the boundaries 60 and 31536000 for timeout and grace, and 30 days', async () => {
-    expect((await createCheck(env, { timeout: 60, grace: 60 })).timeout).toBe(60);
-    const big = await createCheck(env, { timeout: 31536000, grace: 31536000 });
+    expect((await createCheck(env.url, env.p.apiKey, { timeout: 60, grace: 60 })).timeout).toBe(60);
+    const big = await createCheck(env.url, env.p.apiKey, { timeout: 31536000, grace: 31536000 });
     expect([big.timeout, big.grace]).toEqual([31536000, 31536000]);
-    const month = await createCheck(env, { timeout: 2592000, grace: 2592000 });
+    const month = await createCheck(env.url, env.p.apiKey, { timeout: 2592000, grace: 2592000 });
     expect([month.timeout, month.grace]).toEqual([2592000, 2592000]);
   });
 
@@ -127,7 +117,7 @@ describe('create: defaults and representation', () => {
 
 describe('create: schedules and time zones', () => {
   it('creates a cron check: schedule and tz instead of timeout', async () => {
-    const c = await createCheck(env, { schedule: '5 4 * * *', tz: 'Europe/Riga', timeout: 300 });
+    const c = await createCheck(env.url, env.p.apiKey, { schedule: '5 4 * * *', tz: 'Europe/Riga', timeout: 300 });
     expect(Object.keys(c)).toEqual(scheduleKeys(RW_WRITE_KEYS));
     expect(c.schedule).toBe('5 4 * * *');
     expect(c.tz).toBe('Europe/Riga');
@@ -135,14 +125,14 @@ describe('create: schedules and time zones', () => {
   });
 
   it('creates an OnCalendar check, with tz defaulting to UTC', async () => {
-    const c = await createCheck(env, { schedule: '12:34' });
+    const c = await createCheck(env.url, env.p.apiKey, { schedule: '12:34' });
     expect(c.schedule).toBe('12:34');
     expect(c.tz).toBe('UTC');
     expect(c).not.toHaveProperty('timeout');
   });
 
   it('stores multi-line OnCalendar schedules verbatim', async () => {
-    const c = await createCheck(env, { schedule: 'Mon..Fri 09:00\n12:00 Asia/Tokyo' });
+    const c = await createCheck(env.url, env.p.apiKey, { schedule: 'Mon..Fri 09:00\n12:00 Asia/Tokyo' });
     expect(c.schedule).toBe('Mon..Fri 09:00\n12:00 Asia/Tokyo');
   });
 
@@ -162,7 +152,7 @@ describe('create: schedules and time zones', () => {
     ['Asia/Calcutta', 'Asia/Kolkata'],
     ['GMT0', 'Etc/GMT'],
   ])('rewrites the legacy zone %s to %s, in the response and in storage', async (legacy, canonical) => {
-    const c = await createCheck(env, { schedule: '* * * * *', tz: legacy });
+    const c = await createCheck(env.url, env.p.apiKey, { schedule: '* * * * *', tz: legacy });
     expect(c.tz).toBe(canonical);
     const got = await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey });
     expect(got.json.tz).toBe(canonical);
@@ -171,7 +161,7 @@ describe('create: schedules and time zones', () => {
   it.each(['UTC', 'GMT', 'Etc/GMT+5', 'Australia/Canberra', 'America/Argentina/Buenos_Aires', 'Europe/Riga'])(
     'accepts the zone %s as is',
     async (tz) => {
-      const c = await createCheck(env, { schedule: '0 0 * * *', tz });
+      const c = await createCheck(env.url, env.p.apiKey, { schedule: '0 0 * * *', tz });
       expect(c.tz).toBe(tz);
     },
   );
@@ -180,7 +170,7 @@ describe('create: schedules and time zones', () => {
     const bad = await api(env.url, v3('/checks/'), { key: env.p.apiKey, body: { tz: 'Mars/Olympus' } });
     expect(bad.status).toBe(400);
     expect(bad.json).toEqual({ error: 'json validation error: tz is not a valid timezone' });
-    const c = await createCheck(env, { tz: 'Europe/Kiev', timeout: 3600 });
+    const c = await createCheck(env.url, env.p.apiKey, { tz: 'Europe/Kiev', timeout: 3600 });
     expect(c).not.toHaveProperty('tz');
     const up = await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey, body: { schedule: '0 1 * * *' } });
     expect(up.status).toBe(200);
@@ -190,19 +180,19 @@ describe('create: schedules and time zones', () => {
 
 describe('create: legacy subject / subject_fail', () => {
   it('subject sets success_kw and turns filter_subject on', async () => {
-    const c = await createCheck(env, { subject: 'SUCCESS,COMPLETE' });
+    const c = await createCheck(env.url, env.p.apiKey, { subject: 'SUCCESS,COMPLETE' });
     expect(c).toMatchObject({ success_kw: 'SUCCESS,COMPLETE', filter_subject: true, subject: 'SUCCESS,COMPLETE', subject_fail: '' });
   });
 
   it('subject_fail sets failure_kw and turns filter_subject on', async () => {
-    const c = await createCheck(env, { subject_fail: 'ERROR,FAILED' });
+    const c = await createCheck(env.url, env.p.apiKey, { subject_fail: 'ERROR,FAILED' });
     expect(c).toMatchObject({ failure_kw: 'ERROR,FAILED', filter_subject: true, subject: '', subject_fail: 'ERROR,FAILED' });
   });
 
   it('explicit modern fields in the same request win over the legacy ones', async () => {
-    const c = await createCheck(env, { subject: 'SUCCESS', filter_subject: false });
+    const c = await createCheck(env.url, env.p.apiKey, { subject: 'SUCCESS', filter_subject: false });
     expect(c).toMatchObject({ success_kw: 'SUCCESS', filter_subject: false, subject: '' });
-    const c2 = await createCheck(env, { subject: 'A', success_kw: 'B' });
+    const c2 = await createCheck(env.url, env.p.apiKey, { subject: 'A', success_kw: 'B' });
     expect(c2).toMatchObject({ success_kw: 'B', filter_subject: true, subject: 'B' });
   });
 });

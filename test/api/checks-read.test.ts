@@ -1,23 +1,11 @@
 // GET /api/v3/checks/ and /api/v3/checks/<uuid|unique_key>: representations
 // for read-write and read-only keys, unique_key, list filters and scoping.
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newCheck } from '../../daemon/domain/check-input.js';
-import {
-  api,
-  createCheck,
-  expectedUniqueKey,
-  MISSING_UUID,
-  newProject,
-  RO_READ_KEYS,
-  RW_READ_KEYS,
-  scheduleKeys,
-  useDaemon,
-  v3,
-} from './support.js';
-import { plantChecks } from '../helpers/store.js';
+import { api, createCheck, MISSING_UUID } from '../helpers/http.js';
+import { plantCheck, plantChecks } from '../helpers/store.js';
+import { expectedUniqueKey, newProject, RO_READ_KEYS, RW_READ_KEYS, scheduleKeys, useApiDaemon, v3 } from './support.js';
 
-const env = useDaemon();
+const env = useApiDaemon();
 
 describe('list checks', () => {
   it('lists a project of more than two chunks whole, in creation order, with tag filters across chunks', async () => {
@@ -47,8 +35,8 @@ describe('list checks', () => {
 
   it('lists the project checks in creation order, without subject fields', async () => {
     const p = await newProject(env);
-    const a = await createCheck(env, { name: 'a' }, p.apiKey);
-    const b = await createCheck(env, { name: 'b', schedule: '0 0 * * *' }, p.apiKey);
+    const a = await createCheck(env.url, p.apiKey, { name: 'a' });
+    const b = await createCheck(env.url, p.apiKey, { name: 'b', schedule: '0 0 * * *' });
     const r = await api(env.url, v3('/checks/'), { key: p.apiKey });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
@@ -73,8 +61,8 @@ describe('list checks', () => {
   it('shows only the caller project checks', async () => {
     const p = await newProject(env);
     const q = await newProject(env);
-    await createCheck(env, { name: 'mine' }, p.apiKey);
-    await createCheck(env, { name: 'theirs' }, q.apiKey);
+    await createCheck(env.url, p.apiKey, { name: 'mine' });
+    await createCheck(env.url, q.apiKey, { name: 'theirs' });
     const r = await api(env.url, v3('/checks/'), { key: p.apiKey });
     expect(r.json.checks.map((c: any) => c.name)).toEqual(['mine']);
   });
@@ -90,10 +78,10 @@ describe('list checks', () => {
     it('set up', async () => {
       const p = await newProject(env);
       key = p.apiKey;
-      await createCheck(env, { name: 'c1', slug: 'backup', tags: 'prod db' }, key);
-      await createCheck(env, { name: 'c2', slug: 'backup', tags: 'staging db' }, key);
-      await createCheck(env, { name: 'c3', slug: 'report', tags: 'prod a1-tag' }, key);
-      await createCheck(env, { name: 'c4', slug: '', tags: ' prod  web ' }, key);
+      await createCheck(env.url, key, { name: 'c1', slug: 'backup', tags: 'prod db' });
+      await createCheck(env.url, key, { name: 'c2', slug: 'backup', tags: 'staging db' });
+      await createCheck(env.url, key, { name: 'c3', slug: 'report', tags: 'prod a1-tag' });
+      await createCheck(env.url, key, { name: 'c4', slug: '', tags: ' prod  web ' });
     });
 
     it('slug: exact match, all matches, empty list when none; empty value disables it', async () => {
@@ -135,7 +123,7 @@ describe('list checks', () => {
     it('several checks with one slug come in creation order, like the whole list', async () => {
       const p = await newProject(env);
       const many = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8'];
-      for (const name of many) await createCheck(env, { name, slug: 'many' }, p.apiKey);
+      for (const name of many) await createCheck(env.url, p.apiKey, { name, slug: 'many' });
       const r = await api(env.url, v3('/checks/?slug=many'), { key: p.apiKey });
       expect(r.json.checks.map((c: any) => c.name)).toEqual(many);
     });
@@ -143,8 +131,8 @@ describe('list checks', () => {
 
   it('read-only key: reduced representation, no UUID anywhere in the response', async () => {
     const p = await newProject(env);
-    const c = await createCheck(env, { name: 'ro', schedule: '0 0 * * *' }, p.apiKey);
-    const s = await createCheck(env, { name: 'ro2' }, p.apiKey);
+    const c = await createCheck(env.url, p.apiKey, { name: 'ro', schedule: '0 0 * * *' });
+    const s = await createCheck(env.url, p.apiKey, { name: 'ro2' });
     const r = await api(env.url, v3('/checks/'), { key: p.apiKeyReadonly });
     expect(r.status).toBe(200);
     expect(r.text).not.toContain(c.uuid);
@@ -161,7 +149,7 @@ describe('list checks', () => {
 
 describe('get one check', () => {
   it('by UUID with a read-write key: the 27-key read representation', async () => {
-    const c = await createCheck(env, { name: 'one', filter_subject: true, success_kw: 'SUCCESS', failure_kw: 'ERROR' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'one', filter_subject: true, success_kw: 'SUCCESS', failure_kw: 'ERROR' });
     const r = await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey });
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
@@ -172,7 +160,7 @@ describe('get one check', () => {
   });
 
   it('by UUID with a read-only key: no uuid or URLs, but unique_key', async () => {
-    const c = await createCheck(env, { name: 'ro-one' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'ro-one' });
     const r = await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKeyReadonly });
     expect(r.status).toBe(200);
     expect(Object.keys(r.json)).toEqual(RO_READ_KEYS);
@@ -182,7 +170,7 @@ describe('get one check', () => {
   });
 
   it('by unique_key: full for a read-write key, reduced for a read-only key', async () => {
-    const c = await createCheck(env, { name: 'by-key' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'by-key' });
     const uk = expectedUniqueKey(c.uuid);
     const rw = await api(env.url, v3(`/checks/${uk}`), { key: env.p.apiKey });
     expect(rw.status).toBe(200);
@@ -205,12 +193,7 @@ describe('get one check', () => {
     ];
     for (const [uuid, uk] of examples) {
       // Planted straight into storage: the API cannot choose a UUID.
-      await store.transact(() =>
-        store.insertCheckInTxn(
-          { ...newCheck({ uuid, badgeKey: randomUUID(), projectId: env.p.id, createdAt: now }), name: uk.slice(0, 6) },
-          now,
-        ),
-      );
+      await plantCheck(store, env.p.id, { createdAt: now, shape: (c) => Object.assign(c, { uuid, name: uk.slice(0, 6) }) });
       const ro = await api(env.url, v3(`/checks/${uuid}`), { key: env.p.apiKeyReadonly });
       expect(ro.json.unique_key).toBe(uk);
       const byKey = await api(env.url, v3(`/checks/${uk}`), { key: env.p.apiKey });
@@ -223,7 +206,7 @@ describe('get one check', () => {
 
   it('404 for an unknown UUID; 403 with an empty body for another project check', async () => {
     expect((await api(env.url, v3(`/checks/${MISSING_UUID}`), { key: env.p.apiKey })).status).toBe(404);
-    const theirs = await createCheck(env, {}, env.other.apiKey);
+    const theirs = await createCheck(env.url, env.other.apiKey);
     const r = await api(env.url, v3(`/checks/${theirs.uuid}`), { key: env.p.apiKey });
     expect(r.status).toBe(403);
     expect(r.text).toBe('');
@@ -233,7 +216,7 @@ describe('get one check', () => {
   });
 
   it('a unique_key of another project, or unknown, gives 404 and never 403', async () => {
-    const theirs = await createCheck(env, {}, env.other.apiKey);
+    const theirs = await createCheck(env.url, env.other.apiKey);
     const r = await api(env.url, v3(`/checks/${expectedUniqueKey(theirs.uuid)}`), { key: env.p.apiKey });
     expect(r.status).toBe(404);
     expect(r.text).toBe('');
@@ -241,7 +224,7 @@ describe('get one check', () => {
   });
 
   it('malformed identifiers give 404 before authentication', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     for (const code of ['not-an-uuid', c.uuid.toUpperCase(), c.uuid.slice(0, 35), 'a'.repeat(39), 'a'.repeat(41), 'abc%20def']) {
       const r = await api(env.url, v3(`/checks/${code}`), {});
       expect(r.status, code).toBe(404);
@@ -261,12 +244,12 @@ describe('get one check', () => {
   });
 
   it('a single-resource path with a trailing slash gives 404', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     expect((await api(env.url, v3(`/checks/${c.uuid}/`), { key: env.p.apiKey })).status).toBe(404);
   });
 
   it('HEAD on a GET route answers like GET without a body', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     const res = await fetch(env.url + v3(`/checks/${c.uuid}`), { method: 'HEAD', headers: { 'X-Api-Key': env.p.apiKey } });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('');

@@ -4,8 +4,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, CHECKD_BIN, createProjectCli, REPO_ROOT, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { createProjectCli, startChild, type ChildDaemon } from '../helpers/child.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { api } from '../helpers/http.js';
+import { CHECKD_BIN, REPO_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** Newest modification time of the daemon sources. */
 function newestSource(dir: string): number {
@@ -17,21 +21,22 @@ function newestSource(dir: string): number {
   return newest;
 }
 
-const data = tempDir('checkd-e2e-');
-let child: ChildDaemon | undefined;
+let data: string;
+let child: ChildDaemon;
 let key = '';
 let roKey = '';
 
-beforeAll(async () => {
+setupSuite(async () => {
   // `npm test` builds first; when run on its own, build if dist is missing or stale.
   if (!existsSync(CHECKD_BIN) || statSync(CHECKD_BIN).mtimeMs < newestSource(join(REPO_ROOT, 'daemon'))) {
     execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'pipe' });
   }
-  const doc = await createProjectCli(data.path, 'e2e', ['--check-limit', '3']);
+  data = tempDir('checkd-e2e-');
+  const doc = await createProjectCli(data, 'e2e', ['--check-limit', '3']);
   key = doc.api_key;
   roKey = doc.api_key_readonly;
   child = await startChild([
-    '--data-dir', data.path,
+    '--data-dir', data,
     '--listen', '127.0.0.1:0',
     '--grpc-listen', '127.0.0.1:0',
     '--base-url', 'https://cron.example.com/',
@@ -39,14 +44,9 @@ beforeAll(async () => {
   ]);
 }, 180_000);
 
-afterAll(async () => {
-  if (child) expect(await child.stop()).toBe(0);
-  data.cleanup();
-});
-
 describe('built CLI daemon', () => {
   it('create, list, get, ping, upsert, limit, delete over the real port', async () => {
-    const url = child!.url;
+    const url = child.url;
     expect((await api(url, '/api/v3/status/')).text).toBe('OK');
     const created = await api(url, '/api/v3/checks/', { key, body: { name: 'nightly', tags: 'prod', timeout: 3600, grace: 300 } });
     expect(created.status).toBe(201);
@@ -86,10 +86,11 @@ describe('built CLI daemon', () => {
   });
 
   it('data survives a restart', async () => {
-    const before = (await api(child!.url, '/api/v3/checks/', { key })).json.checks;
-    expect(await child!.stop()).toBe(0);
-    child = await startChild(['--data-dir', data.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--api-rate-limit', '0']);
-    const after = (await api(child.url, '/api/v3/checks/', { key })).json.checks;
+    const before = (await api(child.url, '/api/v3/checks/', { key })).json.checks;
+    expect((await child.stop()).code).toBe(0);
+    const restarted = await startChild(['--data-dir', data, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--api-rate-limit', '0']);
+    const after = (await api(restarted.url, '/api/v3/checks/', { key })).json.checks;
     expect(after.map((c: any) => c.uuid)).toEqual(before.map((c: any) => c.uuid));
+    expect((await restarted.stop()).code).toBe(0);
   });
 });

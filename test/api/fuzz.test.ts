@@ -2,9 +2,11 @@
 // unicode, deep nesting, long strings, odd query strings and paths. Each
 // request must also answer promptly, and the daemon must keep working.
 import { describe, expect, it } from 'vitest';
-import { api, createCheck, useDaemon, v3 } from './support.js';
+import { badgeSignature } from '../../daemon/domain/badges.js';
+import { api, createCheck } from '../helpers/http.js';
+import { useApiDaemon, v3 } from './support.js';
 
-const env = useDaemon();
+const env = useApiDaemon();
 
 const FIELDS = [
   'name', 'slug', 'tags', 'desc', 'timeout', 'grace', 'schedule', 'tz', 'manual_resume', 'methods',
@@ -42,7 +44,7 @@ async function expectNo5xx(r: { status: number; text: string }, what: string) {
 
 describe('fuzz: no 5xx', () => {
   it('every field × odd JSON values on create, update and pause', async () => {
-    const c = await createCheck(env, { name: 'fuzz-target' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'fuzz-target' });
     for (const field of FIELDS) {
       for (const value of VALUES) {
         const raw = `{"${field}": ${value}}`;
@@ -132,7 +134,7 @@ describe('fuzz: no 5xx', () => {
   });
 
   it('odd query strings', async () => {
-    const c = await createCheck(env, { tags: 'a b' });
+    const c = await createCheck(env.url, env.p.apiKey, { tags: 'a b' });
     const queries = [
       '?tag[]=a', '?tag[a]=b', '?slug[]=x', '?slug[a]=b', '?tag=%ff', '?tag=%', '?slug=%E0%A4%A', '?__proto__=1',
       '?constructor=1', '?tag=' + 'a'.repeat(10000), '?' + 'tag=a&'.repeat(500), '?tag=a&tag[]=b', '?=', '?&&&', '?tag',
@@ -172,7 +174,7 @@ describe('fuzz: no 5xx', () => {
   });
 
   it('concurrent mixed operations on the same checks never give a 5xx', async () => {
-    const checks = await Promise.all(Array.from({ length: 3 }, () => createCheck(env, { tags: 'race' })));
+    const checks = await Promise.all(Array.from({ length: 3 }, () => createCheck(env.url, env.p.apiKey, { tags: 'race' })));
     const ops = (uuid: string): Array<() => Promise<{ status: number; text: string }>> => [
       () => api(env.url, v3(`/checks/${uuid}`), { key: env.p.apiKey, body: { name: 'r', schedule: '*/5 * * * *' } }),
       () => api(env.url, v3(`/checks/${uuid}`), { key: env.p.apiKey, body: { timeout: 60, channels: '' } }),
@@ -195,9 +197,84 @@ describe('fuzz: no 5xx', () => {
     for (const c of checks) expect((await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey })).status).toBe(404);
   });
 
+  it('over-long keys in every route: a 4xx, never a 5xx', async () => {
+    // 100/101: the API's limit on a slug or name; 1938+: LMDB's key size (1978 bytes)
+    // with the project's id around it; 4093+: lmdb-js's read buffer for a lookup.
+    const lengths = [100, 101, 1937, 1938, 1979, 4092, 4093, 8000];
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'long-keys', slug: 'long-keys' });
+    const secret = env.d.daemon.store.currentBadgeSecret()!;
+    const { project } = env.d.daemon.store.authenticate(env.p.apiKey)!;
+    const statuses = new Map<number, number>();
+    const check = async (r: { status: number; text: string }, what: string) => {
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      await expectNo5xx(r, what);
+    };
+    const ping = async (path: string) => {
+      const res = await fetch(`${env.url}${path}`, { method: 'POST', body: 'x' });
+      return { status: res.status, text: await res.text() };
+    };
+    for (const n of lengths) {
+      const long = 'a'.repeat(n);
+      const key = env.p.apiKey;
+      for (const version of ['v1', 'v2', 'v3']) {
+        for (const q of [`slug=${long}`, `tag=${long}`, `slug=${long}&tag=${long}`]) {
+          await check(await api(env.url, `/api/${version}/checks/?${q}`, { key }), `${version} list ${q.slice(0, 10)} ${n}`);
+        }
+        for (const path of [`/checks/${long}`, `/checks/${long}/pings/`, `/checks/${long}/flips/`, `/checks/${long}/pings/1/body`]) {
+          for (const method of ['GET', 'POST', 'DELETE']) {
+            await check(await api(env.url, `/api/${version}${path}`, { method, key }), `${version} ${method} ${path.slice(0, 12)} ${n}`);
+          }
+        }
+        for (const action of ['pause', 'resume']) {
+          await check(await api(env.url, `/api/${version}/checks/${long}/${action}`, { method: 'POST', key }), `${version} ${action} ${n}`);
+        }
+      }
+      // Creates and updates with over-long keyed fields, plain and as upserts by them.
+      for (const body of [
+        { name: long },
+        { slug: long },
+        { name: long, unique: ['name'] },
+        { slug: long, unique: ['slug'] },
+        { name: long, slug: long, unique: ['name', 'slug'] },
+        { tags: long, unique: ['tags'] },
+      ]) {
+        const created = await api(env.url, v3('/checks/'), { key, body });
+        await check(created, `create ${Object.keys(body)} ${n}`);
+        if (created.status === 201) await api(env.url, v3(`/checks/${created.json.uuid}`), { method: 'DELETE', key });
+        await check(await api(env.url, v3(`/checks/${c.uuid}`), { key, body }), `update ${Object.keys(body)} ${n}`);
+      }
+      // Pings: by UUID, by slug (with and without create, every suffix), by ping key.
+      for (const suffix of ['', '/start', '/fail', '/log', '/0', '/256']) {
+        for (const q of ['', '?create=1']) {
+          await check(await ping(`/ping/${env.p.pingKey}/${long}${suffix}${q}`), `slug ping ${n}${suffix}${q}`);
+          await check(await ping(`/ping/${long}/long-keys${suffix}${q}`), `ping key ${n}${suffix}${q}`);
+          await check(await ping(`/ping/${long}/${long}${suffix}${q}`), `both ${n}${suffix}${q}`);
+        }
+        await check(await ping(`/ping/${long}${suffix}`), `uuid ping ${n}${suffix}`);
+        await check(await ping(`/ping/${c.uuid}${suffix}?rid=${long}`), `rid ${n}${suffix}`);
+      }
+      // Badges: an over-long badge key (signed, so that the lookup is reached), tag and states.
+      const sig = badgeSignature(long, secret, '*');
+      for (const path of [
+        `/badge/${long}/${sig}.svg`,
+        `/badge/${long}/${sig}/${long}.svg`,
+        `/badge/${project.badgeKey}/${badgeSignature(project.badgeKey, secret, long)}/${long}.svg`,
+        `/badge/${project.badgeKey}/${long}.svg`,
+        `/b/2/${long}.svg`,
+        `/b/${long}/${c.badge_url.split('/').at(-1)}`,
+      ]) {
+        await check(await api(env.url, path), `badge ${path.slice(0, 20)} ${n}`);
+      }
+    }
+    // Over-long keys were refused or not found, never stored: the check and the project are as they were.
+    expect(Math.max(...statuses.keys())).toBeLessThan(500);
+    const list = await api(env.url, v3('/checks/'), { key: env.p.apiKey });
+    expect(list.json.checks.every((x: any) => [...x.name].length <= 100 && [...x.slug].length <= 100)).toBe(true);
+  }, 300_000);
+
   it('the daemon still works afterwards', async () => {
     expect((await api(env.url, v3('/status/'))).text).toBe('OK');
-    const c = await createCheck(env, { name: 'after' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'after' });
     expect((await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey })).json.name).toBe('after');
   });
 });

@@ -4,10 +4,11 @@
 // Pinned before the extensions existed, so that none of them leaks into it.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../daemon/shared/clock.js';
-import { api, createChannel, expectedUniqueKey, ping, RO_READ_KEYS, RW_READ_KEYS, RW_WRITE_KEYS, scheduleKeys, useDaemon } from './support.js';
+import { api, ping } from '../helpers/http.js';
+import { createChannel, expectedUniqueKey, RO_READ_KEYS, RW_READ_KEYS, RW_WRITE_KEYS, scheduleKeys, useApiDaemon } from './support.js';
 
 const clock = new ManualClock(Date.parse('2026-03-01T10:00:00Z'));
-const env = useDaemon({ clock });
+const env = useApiDaemon({ clock });
 
 /** last_duration follows badge_url once a timed run has completed (api-details §5). */
 const withDuration = (keys: readonly string[]) => keys.flatMap((k) => (k === 'badge_url' ? [k, 'last_duration'] : [k]));
@@ -38,15 +39,15 @@ describe.each([1, 2, 3])('API v%i, a check with no extension', (v) => {
     const reads = { rwRead: RW_READ_KEYS, roRead: RO_READ_KEYS };
     await expectKeys(uuid, reads);
 
-    await ping(env, uuid);
+    await ping(env.url, uuid);
     await expectKeys(uuid, reads);
-    await ping(env, uuid, { suffix: 'start' });
+    await ping(env.url, `${uuid}/start`);
     await expectKeys(uuid, reads);
     clock.advance(5_000);
-    await ping(env, uuid, { suffix: 'fail' });
+    await ping(env.url, `${uuid}/fail`);
     const timed = { rwRead: withDuration(RW_READ_KEYS), roRead: withDuration(RO_READ_KEYS) };
     await expectKeys(uuid, timed);
-    await ping(env, uuid, { suffix: 'fail' });
+    await ping(env.url, `${uuid}/fail`);
     await expectKeys(uuid, { rwRead: RW_READ_KEYS, roRead: RO_READ_KEYS });
 
     const updated = await api(env.url, `${base}/checks/${uuid}`, { key: key(), body: { timeout: 60, grace: 60, tags: 'a b' } });
@@ -68,7 +69,7 @@ describe.each([1, 2, 3])('API v%i, a check with no extension', (v) => {
       expect(Object.keys(created.json)).toEqual(scheduleKeys(RW_WRITE_KEYS));
       const reads = { rwRead: scheduleKeys(RW_READ_KEYS), roRead: scheduleKeys(RO_READ_KEYS) };
       await expectKeys(created.json.uuid, reads);
-      await ping(env, created.json.uuid);
+      await ping(env.url, created.json.uuid);
       await expectKeys(created.json.uuid, reads);
       const upserted = await api(env.url, `${base}/checks/`, { key: key(), body: { ...body, desc: 'again' } });
       expect(upserted.status).toBe(200);
@@ -79,7 +80,7 @@ describe.each([1, 2, 3])('API v%i, a check with no extension', (v) => {
   it('a check that went down by itself (timeout) keeps the same members', async () => {
     const created = await api(env.url, `${base}/checks/`, { key: key(), body: { timeout: 60, grace: 60 } });
     const uuid = created.json.uuid as string;
-    await ping(env, uuid);
+    await ping(env.url, uuid);
     clock.advance(121_000);
     await env.d.daemon.monitor.poke();
     const get = await api(env.url, `${base}/checks/${uuid}`, { key: key() });

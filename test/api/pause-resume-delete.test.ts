@@ -1,8 +1,9 @@
 // POST …/pause, POST …/resume and DELETE /api/v3/checks/<uuid> (api-details §7).
 import { describe, expect, it } from 'vitest';
-import { api, createCheck, MISSING_UUID, ping, RW_WRITE_KEYS, useDaemon, v3 } from './support.js';
+import { api, createCheck, MISSING_UUID, ping } from '../helpers/http.js';
+import { RW_WRITE_KEYS, useApiDaemon, v3 } from './support.js';
 
-const env = useDaemon();
+const env = useApiDaemon();
 
 const post = (path: string, opts: { key?: string | null; body?: unknown; rawBody?: string } = {}) =>
   api(env.url, v3(path), { method: 'POST', key: opts.key === undefined ? env.p.apiKey : opts.key, body: opts.body, rawBody: opts.rawBody });
@@ -11,8 +12,8 @@ const flipsOf = async (uuid: string) => (await api(env.url, v3(`/checks/${uuid}/
 
 describe('pause', () => {
   it('pauses with an empty body: 200, status paused, write representation', async () => {
-    const c = await createCheck(env, {});
-    await ping(env, c.uuid);
+    const c = await createCheck(env.url, env.p.apiKey);
+    await ping(env.url, c.uuid);
     const r = await post(`/checks/${c.uuid}/pause`);
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
@@ -25,7 +26,7 @@ describe('pause', () => {
   });
 
   it('accepts a JSON body with an empty content type, {} and the key in the body', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     const r1 = await api(env.url, v3(`/checks/${c.uuid}/pause`), {
       method: 'POST',
       key: env.p.apiKey,
@@ -40,8 +41,8 @@ describe('pause', () => {
   });
 
   it('pausing a paused check answers 200 and records no second flip', async () => {
-    const c = await createCheck(env, {});
-    await ping(env, c.uuid);
+    const c = await createCheck(env.url, env.p.apiKey);
+    await ping(env.url, c.uuid);
     await post(`/checks/${c.uuid}/pause`);
     const before = await flipsOf(c.uuid);
     const r = await post(`/checks/${c.uuid}/pause`);
@@ -51,17 +52,17 @@ describe('pause', () => {
   });
 
   it('rejects a non-object body with 400', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     const r = await post(`/checks/${c.uuid}/pause`, { rawBody: '123' });
     expect(r.status).toBe(400);
     expect(r.json).toEqual({ error: 'json validation error: value is not an object' });
   });
 
   it('401 / 403 / 404', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     expect((await post(`/checks/${c.uuid}/pause`, { key: null })).status).toBe(401);
     expect((await post(`/checks/${c.uuid}/pause`, { key: env.p.apiKeyReadonly })).json).toEqual({ error: 'wrong api key' });
-    const theirs = await createCheck(env, {}, env.other.apiKey);
+    const theirs = await createCheck(env.url, env.other.apiKey);
     const r = await post(`/checks/${theirs.uuid}/pause`);
     expect(r.status).toBe(403);
     expect(r.text).toBe('');
@@ -71,7 +72,7 @@ describe('pause', () => {
   });
 
   it('only POST is allowed (GET gives 405)', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     const r = await api(env.url, v3(`/checks/${c.uuid}/pause`), { key: env.p.apiKey });
     expect(r.status).toBe(405);
   });
@@ -79,8 +80,8 @@ describe('pause', () => {
 
 describe('resume', () => {
   it('resumes a paused check: 200, status new, last_ping null', async () => {
-    const c = await createCheck(env, {});
-    await ping(env, c.uuid);
+    const c = await createCheck(env.url, env.p.apiKey);
+    await ping(env.url, c.uuid);
     await post(`/checks/${c.uuid}/pause`);
     const r = await post(`/checks/${c.uuid}/resume`);
     expect(r.status).toBe(200);
@@ -89,20 +90,20 @@ describe('resume', () => {
   });
 
   it('409 "check is not paused" as plain text when the check is not paused', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     const r = await post(`/checks/${c.uuid}/resume`);
     expect(r.status).toBe(409);
     expect(r.text).toBe('check is not paused');
     expect(r.json).toBeUndefined();
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
-    await ping(env, c.uuid);
+    await ping(env.url, c.uuid);
     const up = await post(`/checks/${c.uuid}/resume`);
     expect(up.status).toBe(409);
     expect((await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey })).json.status).toBe('up');
   });
 
   it('accepts the key in the body; rejects non-object bodies', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     await post(`/checks/${c.uuid}/pause`);
     expect((await post(`/checks/${c.uuid}/resume`, { rawBody: '[1]' })).status).toBe(400);
     const r = await post(`/checks/${c.uuid}/resume`, { key: null, body: { api_key: env.p.apiKey } });
@@ -111,7 +112,7 @@ describe('resume', () => {
   });
 
   it('401 / 403 / 404', async () => {
-    const theirs = await createCheck(env, {}, env.other.apiKey);
+    const theirs = await createCheck(env.url, env.other.apiKey);
     await api(env.url, v3(`/checks/${theirs.uuid}/pause`), { method: 'POST', key: env.other.apiKey });
     expect((await post(`/checks/${theirs.uuid}/resume`, { key: null })).json).toEqual({ error: 'missing api key' });
     expect((await post(`/checks/${theirs.uuid}/resume`, { key: env.p.apiKeyReadonly })).status).toBe(401);
@@ -121,8 +122,8 @@ describe('resume', () => {
   });
 
   it('pause and resume record flips (up 0 each)', async () => {
-    const c = await createCheck(env, {});
-    await ping(env, c.uuid);
+    const c = await createCheck(env.url, env.p.apiKey);
+    await ping(env.url, c.uuid);
     await post(`/checks/${c.uuid}/pause`);
     await post(`/checks/${c.uuid}/resume`);
     const flips = await flipsOf(c.uuid);
@@ -132,7 +133,7 @@ describe('resume', () => {
 
 describe('delete', () => {
   it('answers 200 with the representation as it was, then the check is gone', async () => {
-    const c = await createCheck(env, { name: 'doomed', tags: 'x' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'doomed', tags: 'x' });
     const r = await api(env.url, v3(`/checks/${c.uuid}`), { method: 'DELETE', key: env.p.apiKey });
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
@@ -150,14 +151,14 @@ describe('delete', () => {
   });
 
   it('pings to a deleted check are refused', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     await api(env.url, v3(`/checks/${c.uuid}`), { method: 'DELETE', key: env.p.apiKey });
     const res = await fetch(`${env.url}/ping/${c.uuid}`);
     expect(res.status).toBe(404);
   });
 
   it('takes the key from the header only', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     const r = await api(env.url, v3(`/checks/${c.uuid}`), {
       method: 'DELETE',
       rawBody: JSON.stringify({ api_key: env.p.apiKey }),
@@ -169,11 +170,11 @@ describe('delete', () => {
   });
 
   it('401 for a read-only key, 403 for another project, 404 for unknown or malformed', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     const ro = await api(env.url, v3(`/checks/${c.uuid}`), { method: 'DELETE', key: env.p.apiKeyReadonly });
     expect(ro.status).toBe(401);
     expect(ro.json).toEqual({ error: 'wrong api key' });
-    const theirs = await createCheck(env, {}, env.other.apiKey);
+    const theirs = await createCheck(env.url, env.other.apiKey);
     const r = await api(env.url, v3(`/checks/${theirs.uuid}`), { method: 'DELETE', key: env.p.apiKey });
     expect(r.status).toBe(403);
     expect((await api(env.url, v3(`/checks/${theirs.uuid}`), { key: env.other.apiKey })).status).toBe(200);

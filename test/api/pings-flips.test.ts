@@ -2,24 +2,12 @@
 // against a daemon whose clock the test moves by hand.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../daemon/shared/clock.js';
-import {
-  api,
-  BASE_URL,
-  createCheck,
-  expectedUniqueKey,
-  MISSING_UUID,
-  newProject,
-  ping,
-  RO_READ_KEYS,
-  RW_READ_KEYS,
-  RW_WRITE_KEYS,
-  useDaemon,
-  v3,
-} from './support.js';
+import { api, BASE_URL, createCheck, MISSING_UUID, ping } from '../helpers/http.js';
+import { expectedUniqueKey, newProject, RO_READ_KEYS, RW_READ_KEYS, RW_WRITE_KEYS, useApiDaemon, v3 } from './support.js';
 
 const T0 = Date.parse('2020-06-01T12:00:00.000Z');
 const clock = new ManualClock(T0);
-const env = useDaemon({ clock });
+const env = useApiDaemon({ clock });
 
 const pings = (uuid: string, key = env.p.apiKey) => api(env.url, v3(`/checks/${uuid}/pings/`), { key });
 const body = (uuid: string, n: number | string, key = env.p.apiKey) => api(env.url, v3(`/checks/${uuid}/pings/${n}/body`), { key });
@@ -27,15 +15,15 @@ const flips = (code: string, query = '', key = env.p.apiKey) => api(env.url, v3(
 
 describe('list pings', () => {
   it('lists pings newest first with the documented fields', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     clock.set(Date.parse('2020-06-09T14:51:06.113Z'));
-    await ping(env, c.uuid, { suffix: 'start' });
+    await ping(env.url, `${c.uuid}/start`);
     clock.advance(5_500);
     await fetch(`${env.url}/ping/${c.uuid}`, { method: 'POST', body: 'all good', headers: { 'User-Agent': 'curl/8' } }).then((r) => r.text());
     clock.advance(1000);
-    await ping(env, c.uuid, { suffix: 'fail' });
+    await ping(env.url, `${c.uuid}/fail`);
     clock.advance(1000);
-    await ping(env, c.uuid, { suffix: 'log', body: '' });
+    await ping(env.url, `${c.uuid}/log`, { body: '' });
     const r = await pings(c.uuid);
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
@@ -63,7 +51,7 @@ describe('list pings', () => {
   });
 
   it('keeps the fraction when it is exactly zero (the document: dates include fractional seconds) and reports rid', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     clock.set(Date.parse('2020-06-10T00:00:00.000Z'));
     const rid = '4b5c6d7e-0000-4000-8000-0123456789ab';
     await fetch(`${env.url}/ping/${c.uuid}?rid=${rid.toUpperCase()}`).then((r) => r.text());
@@ -74,8 +62,8 @@ describe('list pings', () => {
 
   it('returns at most the project ping log limit', async () => {
     const p = await env.d.createProject({ pingLogLimit: 3 });
-    const c = await createCheck(env, {}, p.apiKey);
-    for (let i = 0; i < 5; i++) await ping(env, c.uuid, { body: `b${i + 1}` });
+    const c = await createCheck(env.url, p.apiKey);
+    for (let i = 0; i < 5; i++) await ping(env.url, c.uuid, { body: `b${i + 1}` });
     const r = await pings(c.uuid, p.apiKey);
     expect(r.json.pings.map((x: any) => x.n)).toEqual([5, 4, 3]);
     // Bodies outside the window are gone too.
@@ -84,15 +72,15 @@ describe('list pings', () => {
   });
 
   it('a new check has no pings; v1 body_url points under /api/v1/', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     expect((await pings(c.uuid)).json).toEqual({ pings: [] });
-    await ping(env, c.uuid, { body: 'x' });
+    await ping(env.url, c.uuid, { body: 'x' });
     const r = await api(env.url, `/api/v1/checks/${c.uuid}/pings/`, { key: env.p.apiKey });
     expect(r.json.pings[0].body_url).toBe(`${BASE_URL}/api/v1/checks/${c.uuid}/pings/1/body`);
   });
 
   it('401 for a read-only key, 403 for another project, 404 for unknown', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     expect((await pings(c.uuid, env.p.apiKeyReadonly)).json).toEqual({ error: 'wrong api key' });
     expect((await pings(c.uuid, env.other.apiKey)).status).toBe(403);
     expect((await pings(MISSING_UUID)).status).toBe(404);
@@ -102,7 +90,7 @@ describe('list pings', () => {
 
 describe('ping body', () => {
   it('returns the logged bytes verbatim as text/plain', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     const raw = Buffer.from('Hello\x01\x99World', 'latin1');
     await fetch(`${env.url}/ping/${c.uuid}`, { method: 'POST', body: raw }).then((r) => r.text());
     const res = await fetch(env.url + v3(`/checks/${c.uuid}/pings/1/body`), { headers: { 'X-Api-Key': env.p.apiKey } });
@@ -112,15 +100,15 @@ describe('ping body', () => {
   });
 
   it('404 for no body, an unknown ping number, an unknown check; 403 and 401 as elsewhere', async () => {
-    const c = await createCheck(env, {});
-    await ping(env, c.uuid);
+    const c = await createCheck(env.url, env.p.apiKey);
+    await ping(env.url, c.uuid);
     expect((await body(c.uuid, 1)).status).toBe(404);
     expect((await body(c.uuid, 2)).status).toBe(404);
     expect((await body(c.uuid, 0)).status).toBe(404);
     expect((await body(c.uuid, '99999999999999999999')).status).toBe(404);
     expect((await body(c.uuid, 'x')).status).toBe(404);
     expect((await body(MISSING_UUID, 1)).status).toBe(404);
-    await ping(env, c.uuid, { body: 'secret' });
+    await ping(env.url, c.uuid, { body: 'secret' });
     expect((await body(c.uuid, 2)).text).toBe('secret');
     expect((await body(c.uuid, 2, env.other.apiKey)).status).toBe(403);
     expect((await body(c.uuid, 2, env.p.apiKeyReadonly)).status).toBe(401);
@@ -142,15 +130,15 @@ describe('flips', () => {
 
   it('set up', async () => {
     clock.set(T0);
-    uuid = (await createCheck(env, {})).uuid;
+    uuid = (await createCheck(env.url, env.p.apiKey)).uuid;
     clock.set(T1);
-    await ping(env, uuid);
+    await ping(env.url, uuid);
     clock.set(T2);
     await api(env.url, v3(`/checks/${uuid}/pause`), { method: 'POST', key: env.p.apiKey });
     clock.set(T3);
     await api(env.url, v3(`/checks/${uuid}/resume`), { method: 'POST', key: env.p.apiKey });
     clock.set(T4);
-    await ping(env, uuid);
+    await ping(env.url, uuid);
     clock.set(NOW);
   });
 
@@ -175,7 +163,7 @@ describe('flips', () => {
   });
 
   it('a new check has no flips', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     expect((await flips(c.uuid)).json).toEqual([]);
   });
 
@@ -242,7 +230,7 @@ describe('flips', () => {
   });
 
   it('ownership comes before query validation: 403 / 404 even with a bad query', async () => {
-    const theirs = await createCheck(env, {}, env.other.apiKey);
+    const theirs = await createCheck(env.url, env.other.apiKey);
     expect((await flips(theirs.uuid, '?start=abc')).status).toBe(403);
     expect((await flips(MISSING_UUID, '?start=abc')).status).toBe(404);
     expect((await flips(expectedUniqueKey(theirs.uuid))).status).toBe(404);
@@ -250,8 +238,8 @@ describe('flips', () => {
 
   it('a deleted check no longer has flips', async () => {
     const p = await newProject(env);
-    const c = await createCheck(env, {}, p.apiKey);
-    await ping(env, c.uuid);
+    const c = await createCheck(env.url, p.apiKey);
+    await ping(env.url, c.uuid);
     await api(env.url, v3(`/checks/${c.uuid}`), { method: 'DELETE', key: p.apiKey });
     expect((await flips(c.uuid, '', p.apiKey)).status).toBe(404);
     expect((await flips(expectedUniqueKey(c.uuid), '', p.apiKey)).status).toBe(404);
@@ -267,13 +255,13 @@ describe('timing fields of the check representation', () => {
 
   it('last_ping / next_ping drop fractions; last_duration follows a timed run', async () => {
     clock.set(Date.parse('2021-03-04T05:06:07.890Z'));
-    const c = await createCheck(env, { timeout: 3600, grace: 600 });
-    await ping(env, c.uuid, { suffix: 'start' });
+    const c = await createCheck(env.url, env.p.apiKey, { timeout: 3600, grace: 600 });
+    await ping(env.url, `${c.uuid}/start`);
     const running = await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey });
     expect(running.json).toMatchObject({ started: true, last_ping: null });
     expect(running.json).not.toHaveProperty('last_duration');
     clock.advance(65_400);
-    await ping(env, c.uuid);
+    await ping(env.url, c.uuid);
     const rw = await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey });
     expect(rw.json).toMatchObject({
       status: 'up',
@@ -290,17 +278,17 @@ describe('timing fields of the check representation', () => {
     expect(Object.keys(written.json)).toHaveLength(30);
     // A run shorter than a second still ran: last_duration 0 (upstream tests the
     // duration, `if self.last_duration:`, then truncates it).
-    await ping(env, c.uuid, { suffix: 'start' });
+    await ping(env.url, `${c.uuid}/start`);
     clock.advance(400);
-    await ping(env, c.uuid);
+    await ping(env.url, c.uuid);
     expect((await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey })).json).toHaveProperty('last_duration', 0);
   });
 
   it('status moves up → grace → down as time passes, without any request changing it', async () => {
     const t = Date.parse('2021-05-01T00:00:00Z');
     clock.set(t);
-    const c = await createCheck(env, { timeout: 60, grace: 60 });
-    await ping(env, c.uuid);
+    const c = await createCheck(env.url, env.p.apiKey, { timeout: 60, grace: 60 });
+    await ping(env.url, c.uuid);
     const status = async () => (await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey })).json.status;
     clock.set(t + 59_000);
     expect(await status()).toBe('up');
@@ -320,7 +308,7 @@ describe('creation order when the clock does not move', () => {
     clock.set(Date.parse('2022-01-01T00:00:00Z'));
     const p = await newProject(env);
     const made: string[] = [];
-    for (let i = 0; i < 8; i++) made.push((await createCheck(env, { name: 'same', desc: String(i) }, p.apiKey)).uuid);
+    for (let i = 0; i < 8; i++) made.push((await createCheck(env.url, p.apiKey, { name: 'same', desc: String(i) })).uuid);
     const list = await api(env.url, v3('/checks/'), { key: p.apiKey });
     expect(list.json.checks.map((c: any) => c.uuid)).toEqual(made);
     const up = await api(env.url, v3('/checks/'), { key: p.apiKey, body: { name: 'same', unique: ['name'], desc: 'x' } });

@@ -2,10 +2,11 @@
 // key across all API endpoints and versions; 429 past the limit; 0 disables it;
 // pings are never limited.
 import { describe, expect, it } from 'vitest';
-import { api, createCheck, useDaemon, v3 } from './support.js';
+import { api, createCheck } from '../helpers/http.js';
+import { useApiDaemon, v3 } from './support.js';
 
-const limited = useDaemon({ apiRateLimit: 5 });
-const unlimited = useDaemon({ apiRateLimit: 0 });
+const limited = useApiDaemon({ apiRateLimit: 5 });
+const unlimited = useApiDaemon({ apiRateLimit: 0 });
 
 describe('apiRateLimit: 5', () => {
   it('the 6th request with one key within a minute gets 429; another key still gets 200', async () => {
@@ -62,7 +63,7 @@ describe('apiRateLimit: 5', () => {
 
   it('pings are never limited', async () => {
     const p = await limited.d.createProject({ name: 'pings' });
-    const c = await createCheck(limited, {}, p.apiKey);
+    const c = await createCheck(limited.url, p.apiKey);
     for (let i = 0; i < 20; i++) {
       const res = await fetch(`${limited.url}/ping/${c.uuid}`);
       await res.text();

@@ -1,14 +1,10 @@
-// Shared pieces of the HTTP API acceptance suite: a daemon per test file on a
-// real port, the exact field sets of the check representation, and small
-// request helpers. Not a test file itself (no `.test.` in the name).
+// Shared pieces of the HTTP API acceptance suite: a daemon per test file with
+// a second project, the exact field sets of the check representation, and
+// small request helpers. Not a test file itself (no `.test.` in the name).
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll } from 'vitest';
-import { api, createCheck as createCheckAt, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { beforeAll } from 'vitest';
+import { useDaemon, type DaemonEnv, type TestProject } from '../helpers/in-process.js';
 import type { Clock } from '../../daemon/shared/clock.js';
-
-export { api };
-
-export const BASE_URL = 'http://checkd.test';
 
 /** The seed/§5.1 member order of a read-write representation of a simple check, write responses. */
 export const RW_WRITE_KEYS = [
@@ -65,56 +61,28 @@ export function expectedUniqueKey(uuid: string): string {
   return createHash('sha1').update(uuid.replace(/-/g, '').slice(0, 16), 'ascii').digest('hex');
 }
 
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** A UUID that no daemon has ever issued. */
-export const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
-
-export interface Env {
-  d: InProcessDaemon;
-  url: string;
-  p: TestProject;
+export interface Env extends DaemonEnv {
+  /** A second project, for cross-project 403s. */
   other: TestProject;
 }
 
-/**
- * One daemon per test file, started before the tests and stopped after. Two
- * projects: `p` (the caller) and `other` (for cross-project 403s).
- */
-export function useDaemon(opts: { clock?: Clock; apiRateLimit?: number; checkLimit?: number } = {}): Env {
-  const env = {} as Env;
+/** One daemon per test file (see useDaemon), with the projects `p` (the caller) and `other`. */
+export function useApiDaemon(opts: { clock?: Clock; apiRateLimit?: number; checkLimit?: number } = {}): Env {
+  const checkLimit = opts.checkLimit ?? 1000;
+  const env = useDaemon({ clock: opts.clock, apiRateLimit: opts.apiRateLimit, project: { checkLimit } }) as Env;
   beforeAll(async () => {
-    env.d = await startInProcess({ clock: opts.clock, apiRateLimit: opts.apiRateLimit ?? 0, baseUrl: BASE_URL });
-    env.url = env.d.url;
-    env.p = await env.d.createProject({ checkLimit: opts.checkLimit ?? 1000 });
-    env.other = await env.d.createProject({ name: 'other', checkLimit: opts.checkLimit ?? 1000 });
-  });
-  afterAll(async () => {
-    await env.d?.stop();
+    env.other = await env.d.createProject({ name: 'other', checkLimit });
   });
   return env;
 }
 
-/** Create a check and return its read-write representation (asserts 201). */
-export async function createCheck(env: Env, body: Record<string, unknown> = {}, key = env.p.apiKey): Promise<any> {
-  return createCheckAt(env.url, key, body);
-}
-
 /** A fresh project on the env's daemon (isolated list/filter tests). */
-export function newProject(env: Env, checkLimit = 1000): Promise<TestProject> {
+export function newProject(env: DaemonEnv, checkLimit = 1000): Promise<TestProject> {
   return env.d.createProject({ checkLimit });
 }
 
-export async function createChannel(env: Env, name: string, projectId = env.p.id, kind = 'email') {
+export async function createChannel(env: DaemonEnv, name: string, projectId = env.p.id, kind = 'email') {
   return env.d.daemon.store.createChannel({ projectId, kind, name, value: 'ops@example.com' }, env.d.clock.now());
-}
-
-/** Send a ping over HTTP (success by default; suffix "start", "fail", ...). */
-export async function ping(env: Env, uuid: string, opts: { suffix?: string; body?: string; method?: string } = {}) {
-  const path = `/ping/${uuid}${opts.suffix ? `/${opts.suffix}` : ''}`;
-  const res = await fetch(env.url + path, { method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'), body: opts.body });
-  await res.text();
-  if (res.status !== 200) throw new Error(`ping ${path} gave ${res.status}`);
 }
 
 export function v3(path: string): string {

@@ -2,9 +2,10 @@
 // message, null values, number edge cases, first-error order, and that a
 // rejected request changes nothing. Each case runs on create and on update.
 import { describe, expect, it } from 'vitest';
-import { api, createCheck, useDaemon, v3 } from './support.js';
+import { api, createCheck } from '../helpers/http.js';
+import { useApiDaemon, v3 } from './support.js';
 
-const env = useDaemon();
+const env = useApiDaemon();
 const PREFIX = 'json validation error: ';
 
 const long = (n: number, ch = 'a') => ch.repeat(n);
@@ -163,7 +164,7 @@ describe('create: each invalid field gives 400 with its exact message and create
 
 describe('update: the same rules, and the check is left unchanged', () => {
   it.each(INVALID)('%j → %s', async (body, message) => {
-    const c = await createCheck(env, { name: 'keep', schedule: '0 3 * * *', tz: 'Europe/Riga' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'keep', schedule: '0 3 * * *', tz: 'Europe/Riga' });
     const r = await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey, body: { name: 'changed', ...body } });
     expect(r.status).toBe(400);
     expect(r.json).toEqual({ error: PREFIX + message });
@@ -172,14 +173,14 @@ describe('update: the same rules, and the check is left unchanged', () => {
   });
 
   it.each(NULLS)('null %s → %s', async (field, message) => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     const r = await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey, body: { [field]: null } });
     expect(r.status).toBe(400);
     expect(r.json).toEqual({ error: PREFIX + message });
   });
 
   it('validates unique on update too (type errors), though it has no effect there', async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     const bad = await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey, body: { unique: 'name' } });
     expect(bad.json).toEqual({ error: PREFIX + 'unique is not an array' });
     const ok = await api(env.url, v3(`/checks/${c.uuid}`), { key: env.p.apiKey, body: { unique: ['name'], name: 'n' } });
@@ -190,7 +191,7 @@ describe('update: the same rules, and the check is left unchanged', () => {
 
 describe('limits are inclusive', () => {
   it('accepts exactly 100 characters for name, slug and schedule, and 200 for keywords', async () => {
-    const c = await createCheck(env, {
+    const c = await createCheck(env.url, env.p.apiKey, {
       name: long(100),
       slug: long(100, 'z'),
       start_kw: long(200),
@@ -204,31 +205,31 @@ describe('limits are inclusive', () => {
     // A 100-character schedule: minutes 1..34 listed, then four '*' fields.
     const sched = Array.from({ length: 34 }, (_, i) => i + 1).join(',') + ' * * * *';
     expect(sched).toHaveLength(100);
-    const s = await createCheck(env, { schedule: sched });
+    const s = await createCheck(env.url, env.p.apiKey, { schedule: sched });
     expect(s.schedule).toBe(sched);
   });
 
   it('counts characters, not UTF-16 code units: 100 emoji make a valid name', async () => {
-    const c = await createCheck(env, { name: '😀'.repeat(100) });
+    const c = await createCheck(env.url, env.p.apiKey, { name: '😀'.repeat(100) });
     expect(c.name).toBe('😀'.repeat(100));
     const r = await api(env.url, v3('/checks/'), { key: env.p.apiKey, body: { name: '😀'.repeat(101) } });
     expect(r.json).toEqual({ error: PREFIX + 'name is too long' });
   });
 
   it('desc and tags have no length limit', async () => {
-    const c = await createCheck(env, { desc: long(5000), tags: 'x '.repeat(2000) });
+    const c = await createCheck(env.url, env.p.apiKey, { desc: long(5000), tags: 'x '.repeat(2000) });
     expect(c.desc).toHaveLength(5000);
   });
 
   it('slug accepts a-z, 0-9, hyphen and underscore, and the empty string', async () => {
-    expect((await createCheck(env, { slug: 'a-z_0-9' })).slug).toBe('a-z_0-9');
-    expect((await createCheck(env, { slug: '' })).slug).toBe('');
-    expect((await createCheck(env, { slug: '-_-' })).slug).toBe('-_-');
+    expect((await createCheck(env.url, env.p.apiKey, { slug: 'a-z_0-9' })).slug).toBe('a-z_0-9');
+    expect((await createCheck(env.url, env.p.apiKey, { slug: '' })).slug).toBe('');
+    expect((await createCheck(env.url, env.p.apiKey, { slug: '-_-' })).slug).toBe('-_-');
   });
 
   it('methods accepts exactly "" and "POST"', async () => {
-    expect((await createCheck(env, { methods: 'POST' })).methods).toBe('POST');
-    expect((await createCheck(env, { methods: '' })).methods).toBe('');
+    expect((await createCheck(env.url, env.p.apiKey, { methods: 'POST' })).methods).toBe('POST');
+    expect((await createCheck(env.url, env.p.apiKey, { methods: '' })).methods).toBe('');
   });
 });
 
@@ -266,7 +267,7 @@ describe('first error wins, in the fixed field order', () => {
 
 describe('request body parsing (§3)', () => {
   const writePaths = async () => {
-    const c = await createCheck(env, {});
+    const c = await createCheck(env.url, env.p.apiKey);
     return [v3('/checks/'), v3(`/checks/${c.uuid}`), v3(`/checks/${c.uuid}/pause`), v3(`/checks/${c.uuid}/resume`)];
   };
 

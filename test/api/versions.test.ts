@@ -2,9 +2,10 @@
 // slug derived from name before v3, URLs under the request's version, and the
 // v1 "started" status.
 import { describe, expect, it } from 'vitest';
-import { api, BASE_URL, createChannel, createCheck, expectedUniqueKey, ping, RW_READ_KEYS, RW_WRITE_KEYS, useDaemon } from './support.js';
+import { api, BASE_URL, createCheck, ping } from '../helpers/http.js';
+import { createChannel, expectedUniqueKey, RW_READ_KEYS, RW_WRITE_KEYS, useApiDaemon } from './support.js';
 
-const env = useDaemon();
+const env = useApiDaemon();
 
 const create = (v: number, body: Record<string, unknown>) =>
   api(env.url, `/api/v${v}/checks/`, { key: env.p.apiKey, body });
@@ -50,7 +51,7 @@ describe.each([1, 2])('v%i', (v) => {
 
   it('serves every endpoint', async () => {
     const c = (await create(v, { tags: 'vt' })).json;
-    await ping(env, c.uuid, { body: 'b' });
+    await ping(env.url, c.uuid, { body: 'b' });
     await createChannel(env, `chan-v${v}`);
     const k = env.p.apiKey;
     const base = `/api/v${v}`;
@@ -82,8 +83,8 @@ describe.each([1, 2])('v%i', (v) => {
 
 describe('status of a running check', () => {
   it('v1 reports "started"; v2 and v3 report the status with started separately', async () => {
-    const c = await createCheck(env, {});
-    await ping(env, c.uuid, { suffix: 'start' });
+    const c = await createCheck(env.url, env.p.apiKey);
+    await ping(env.url, `${c.uuid}/start`);
     const get = (v: number, code = c.uuid, key = env.p.apiKey) => api(env.url, `/api/v${v}/checks/${code}`, { key });
     expect((await get(1)).json).toMatchObject({ status: 'started', started: true });
     expect((await get(2)).json).toMatchObject({ status: 'new', started: true });
@@ -94,13 +95,13 @@ describe('status of a running check', () => {
     const list1 = await api(env.url, '/api/v1/checks/', { key: env.p.apiKey });
     expect(list1.json.checks.find((x: any) => x.uuid === c.uuid).status).toBe('started');
     // After the success ping the run is over: up everywhere, started false.
-    await ping(env, c.uuid);
+    await ping(env.url, c.uuid);
     expect((await get(1)).json).toMatchObject({ status: 'up', started: false });
     expect((await get(3)).json).toMatchObject({ status: 'up', started: false });
   });
 
   it('v3 keeps the slug on update and never derives it', async () => {
-    const c = await createCheck(env, { name: 'Foo', slug: 'foo' });
+    const c = await createCheck(env.url, env.p.apiKey, { name: 'Foo', slug: 'foo' });
     const r = await api(env.url, `/api/v3/checks/${c.uuid}`, { key: env.p.apiKey, body: { name: 'Bar' } });
     expect(r.json).toMatchObject({ name: 'Bar', slug: 'foo' });
   });

@@ -1,7 +1,8 @@
 // Per-check badges over HTTP (api-details §14.4): /b/<states>/<check_badge_key>.<fmt>,
 // reached through the check's badge_url.
 import { describe, expect, it } from 'vitest';
-import { api, badgeProject, BASE_URL, createCheck, expectBadgeHeaders, get, local, ping, svgWidth, useBadgeDaemon } from './support.js';
+import { api, BASE_URL, createCheck, ping } from '../helpers/http.js';
+import { badgeProject, expectBadgeHeaders, get, local, svgWidth, useBadgeDaemon } from './support.js';
 
 const env = useBadgeDaemon();
 const DAY = 86_400_000;
@@ -23,7 +24,7 @@ async function checkIn(state: 'new' | 'up' | 'late' | 'down', body: Record<strin
   const p = await badgeProject(env);
   const c = await createCheck(env.url, p.apiKey, { name: 'job', timeout: 60, grace: 60, ...body });
   if (state === 'up' || state === 'late') await ping(env.url, c.uuid);
-  if (state === 'down') await ping(env.url, c.uuid, 'fail');
+  if (state === 'down') await ping(env.url, `${c.uuid}/fail`);
   if (state === 'late') env.clock.advance(90_000);
   const r = await api(env.url, `/api/v3/checks/${c.uuid}`, { key: p.apiKey });
   expect(r.json.status).toBe(state === 'late' ? 'grace' : state);

@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, badgeProject, createCheck, get, local, ping, svgWidth, useBadgeDaemon } from './support.js';
+import { api, createCheck, ping } from '../helpers/http.js';
+import { badgeProject, get, local, svgWidth, useBadgeDaemon } from './support.js';
 
 const env = useBadgeDaemon();
 
@@ -50,7 +51,7 @@ describe('SVG badges render with rsvg-convert', () => {
     const down = await make('down', 3600);
     await ping(env.url, up.uuid);
     await ping(env.url, late.uuid);
-    await ping(env.url, down.uuid, 'fail');
+    await ping(env.url, `${down.uuid}/fail`);
     env.clock.advance(90_000);
     const map = (await api(env.url, '/api/v3/badges/', { key: p.apiKey })).json.badges;
 

@@ -1,50 +1,35 @@
 // Badge URLs survive a restart (api-details §14.2 product decisions): the
 // signing secret and the project and check badge keys live in the data
 // directory, so URLs handed out before a restart still resolve after it.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startInProcess, tempDir, type InProcessDaemon } from '../helpers/daemon.js';
-import { badgeMap, BASE_URL, createCheck, get, ping, signature } from './support.js';
-
-const running: InProcessDaemon[] = [];
-const dirs: Array<{ cleanup(): void }> = [];
-
-afterEach(async () => {
-  for (const d of running.splice(0)) await d.stop();
-  for (const t of dirs.splice(0)) t.cleanup();
-});
-
-async function start(dataDir: string): Promise<InProcessDaemon> {
-  const d = await startInProcess({ dataDir, baseUrl: BASE_URL });
-  running.push(d);
-  return d;
-}
-
-const at = (d: InProcessDaemon, publicUrl: string) => d.url + publicUrl.slice(BASE_URL.length);
+import { describe, expect, it } from 'vitest';
+import { createCheck, ping } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon } from '../helpers/in-process.js';
+import { tempDir } from '../helpers/temp.js';
+import { badgeMap, get, local, signature } from './support.js';
 
 describe('restart', () => {
   it('keeps the secret and the keys: every badge URL from before still answers the same', async () => {
     const tmp = tempDir();
-    dirs.push(tmp);
-    const a = await start(tmp.path);
+    const a = await startInProcess({ dataDir: tmp });
     const p = await a.createProject();
     const secret = await a.daemon.store.badgeSecret();
     const c1 = await createCheck(a.url, p.apiKey, { name: 'db', tags: 'db@dc1 prod' });
     const c2 = await createCheck(a.url, p.apiKey, { name: 'web', tags: 'prod café' });
-    await ping(a.url, c1.uuid, 'fail');
+    await ping(a.url, `${c1.uuid}/fail`);
     await ping(a.url, c2.uuid);
     const before = await badgeMap(a.url, p.apiKey);
     const fetchAll = async (d: InProcessDaemon) => {
       const out: Record<string, string> = {};
       for (const [tag, urls] of Object.entries(before)) {
         for (const [k, u] of Object.entries(urls)) {
-          const r = await get(at(d, u));
+          const r = await get(local(d, u));
           expect(r.status, `${tag} ${k}`).toBe(200);
           out[`${tag} ${k}`] = r.text;
         }
       }
       for (const c of [c1, c2]) {
         for (const fmt of ['svg', 'json', 'shields']) {
-          const r = await get(at(d, c.badge_url.replace(/\.svg$/, `.${fmt}`)));
+          const r = await get(local(d, c.badge_url.replace(/\.svg$/, `.${fmt}`)));
           expect(r.status).toBe(200);
           out[`${c.uuid} ${fmt}`] = r.text;
         }
@@ -54,9 +39,8 @@ describe('restart', () => {
     const docsBefore = await fetchAll(a);
     expect(JSON.parse(docsBefore['prod json3']!)).toEqual({ status: 'down', total: 2, grace: 0, down: 1 });
     await a.stop();
-    running.splice(running.indexOf(a), 1);
 
-    const b = await start(tmp.path);
+    const b = await startInProcess({ dataDir: tmp });
     expect(await b.daemon.store.badgeSecret()).toBe(secret);
     const after = await badgeMap(b.url, p.apiKey);
     expect(after).toEqual(before);
@@ -69,11 +53,8 @@ describe('restart', () => {
   });
 
   it('each data directory makes its own secret', async () => {
-    const t1 = tempDir();
-    const t2 = tempDir();
-    dirs.push(t1, t2);
-    const a = await start(t1.path);
-    const b = await start(t2.path);
+    const a = await startInProcess();
+    const b = await startInProcess();
     const sa = await a.daemon.store.badgeSecret();
     const sb = await b.daemon.store.badgeSecret();
     expect(sa).not.toBe(sb);

@@ -3,32 +3,24 @@
 // independent implementations of the signature and the double tag encoding, so
 // the tests do not just replay daemon/domain/badges.ts. Not a test file itself.
 import { createHash, createHmac } from 'node:crypto';
-import { afterAll, beforeAll, expect } from 'vitest';
-import { api, ManualClock, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { beforeAll, expect } from 'vitest';
+import { ManualClock } from '../../daemon/shared/clock.js';
+import { api, BASE_URL } from '../helpers/http.js';
+import { useDaemon, type DaemonEnv, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
 
-export { createCheck, ping } from '../helpers/daemon.js';
-export { api, ManualClock };
-
-export const BASE_URL = 'http://checkd.test';
 export const T0 = Date.parse('2024-03-01T12:00:00.000Z');
 
-export interface BadgeEnv {
-  d: InProcessDaemon;
-  url: string;
+export interface BadgeEnv extends DaemonEnv {
   clock: ManualClock;
+  /** The daemon's badge signing secret. */
   secret: string;
 }
 
-/** One daemon per test file, with a ManualClock starting at T0. */
+/** One daemon per test file (see useDaemon), with a ManualClock starting at T0. */
 export function useBadgeDaemon(): BadgeEnv {
-  const env = { clock: new ManualClock(T0) } as BadgeEnv;
+  const env = useDaemon({ clock: new ManualClock(T0) }) as BadgeEnv;
   beforeAll(async () => {
-    env.d = await startInProcess({ clock: env.clock, baseUrl: BASE_URL });
-    env.url = env.d.url;
     env.secret = await env.d.daemon.store.badgeSecret();
-  });
-  afterAll(async () => {
-    await env.d?.stop();
   });
   return env;
 }
@@ -44,8 +36,6 @@ export async function badgeProject(env: { d: InProcessDaemon }): Promise<BadgePr
   if (!rec) throw new Error('project not stored');
   return { ...p, badgeKey: rec.badgeKey };
 }
-
-
 
 /** The badges map of a project (GET /api/v3/badges/). */
 export async function badgeMap(url: string, key: string): Promise<Record<string, Record<string, string>>> {

@@ -3,22 +3,19 @@
 // the moment of serving, the badge map's URLs, signatures, double-encoded tags,
 // OPTIONS/405/HEAD and the headers.
 import { describe, expect, it } from 'vitest';
+import { api, BASE_URL, createCheck, ping } from '../helpers/http.js';
 import {
-  api,
   badgeMap,
   badgeProject,
-  BASE_URL,
-  createCheck,
+  type BadgeProject,
   encodeTwice,
   expectBadgeHeaders,
   get,
   local,
-  ping,
   signature,
   svgWidth,
   tagBadgePath,
   useBadgeDaemon,
-  type BadgeProject,
 } from './support.js';
 
 const env = useBadgeDaemon();
@@ -52,7 +49,7 @@ async function scenario() {
   const running = await make('running', 'running-tag all');
   await ping(env.url, up.uuid);
   await ping(env.url, late.uuid);
-  await ping(env.url, down.uuid, 'fail');
+  await ping(env.url, `${down.uuid}/fail`);
   await ping(env.url, paused.uuid);
   await ping(env.url, running.uuid);
   const r = await api(env.url, `/api/v3/checks/${paused.uuid}/pause`, { method: 'POST', key: p.apiKey });
@@ -60,7 +57,7 @@ async function scenario() {
   // Past late's next_ping (60 s) but before next_ping + grace (120 s).
   env.clock.advance(90_000);
   await ping(env.url, up.uuid);
-  await ping(env.url, running.uuid, 'start');
+  await ping(env.url, `${running.uuid}/start`);
   const status = async (c: any) => (await api(env.url, `/api/v3/checks/${c.uuid}`, { key: p.apiKey })).json.status;
   // The API agrees on the states the badges are built from.
   expect(await status(up)).toBe('up');
@@ -195,7 +192,7 @@ describe('aggregation by status, 2- and 3-state (§14.3 items 5–7)', () => {
     env.clock.advance(DAY);
     const p = await badgeProject(env);
     const c = await createCheck(env.url, p.apiKey, { name: 'x', tags: 'prod db' });
-    await ping(env.url, c.uuid, 'fail');
+    await ping(env.url, `${c.uuid}/fail`);
     expect((await tagBadge(p, 'prod', 'json')).json).toMatchObject({ status: 'down', total: 1 });
     expect((await tagBadge(p, 'db', 'json')).json).toMatchObject({ status: 'down', total: 1 });
     for (const tag of ['pro', 'Prod', 'prod db', 'prod2']) {
@@ -208,7 +205,7 @@ describe('aggregation by status, 2- and 3-state (§14.3 items 5–7)', () => {
     const a = await badgeProject(env);
     const b = await badgeProject(env);
     const c = await createCheck(env.url, b.apiKey, { name: 'b', tags: 'shared' });
-    await ping(env.url, c.uuid, 'fail');
+    await ping(env.url, `${c.uuid}/fail`);
     expect((await tagBadge(a, 'shared', 'json')).json).toEqual({ status: 'up', total: 0, grace: 0, down: 0 });
     expect((await tagBadge(a, '*', 'json')).json).toEqual({ status: 'up', total: 0, grace: 0, down: 0 });
     expect((await tagBadge(b, 'shared', 'json')).json).toEqual({ status: 'down', total: 1, grace: 0, down: 1 });
@@ -278,7 +275,7 @@ describe('URL-encoded tags (§14.2, §14.3 item 1)', () => {
     env.clock.advance(DAY);
     const p = await badgeProject(env);
     const c = await createCheck(env.url, p.apiKey, { name: 'x', tags: 'db@dc1 c++ v1.2' });
-    await ping(env.url, c.uuid, 'fail');
+    await ping(env.url, `${c.uuid}/fail`);
     const K = p.badgeKey;
     const s = (tag: string) => signature(K, env.secret, tag);
     for (const [tag, seg] of [
@@ -332,7 +329,7 @@ describe('signatures (§14.2, §14.3 items 3–4)', () => {
     env.clock.advance(DAY);
     const p = await badgeProject(env);
     const c = await createCheck(env.url, p.apiKey, { name: 'x', tags: 'known' });
-    await ping(env.url, c.uuid, 'fail');
+    await ping(env.url, `${c.uuid}/fail`);
     for (const mode of [2, 3] as const) {
       expect((await tagBadge(p, 'never-used', 'json', mode)).json).toEqual({ status: 'up', total: 0, grace: 0, down: 0 });
       expect((await tagBadge(p, 'never-used', 'shields', mode)).json).toEqual({

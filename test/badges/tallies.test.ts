@@ -3,21 +3,23 @@
 // between, one pass shared by the requests that arrive while it waits to
 // start, and never an answer older than the request. Over HTTP, a project of
 // more than two chunks gives every badge and the badge map in full.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BadgeTallies } from '../../daemon/api/badge-tallies.js';
 import { aggregateBadgeStatus, type BadgeTally } from '../../daemon/domain/badges.js';
 import { displayStatus } from '../../daemon/domain/status.js';
-import { Store } from '../../daemon/store/store.js';
+import type { Store } from '../../daemon/store/store.js';
 import type { CheckRecord, StoredStatus } from '../../daemon/domain/types.js';
-import { api, ManualClock, startInProcess, type InProcessDaemon } from '../helpers/daemon.js';
+import { ManualClock } from '../../daemon/shared/clock.js';
+import { api } from '../helpers/http.js';
+import { startInProcess } from '../helpers/in-process.js';
+import { openTempStore, plantChecks } from '../helpers/store.js';
 import { badgeMap, local } from './support.js';
-import { openTempStore, plantChecks, useCleanups } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
-const cleanups = useCleanups();
 
-async function openStore() {
-  const { store } = openTempStore(cleanups, 'checkd-tallies-');
+/** A store on a temp data dir, and a way to add projects to it. */
+async function storeWithProjects() {
+  const { store } = openTempStore('checkd-tallies-');
   const project = async (name: string) => (await store.createProject({ name, checkLimit: 10_000, pingLogLimit: 10 }, T0)).project;
   return { store, project };
 }
@@ -33,7 +35,7 @@ const shape = (i: number) => ({
 
 describe('Store.checkChunks', () => {
   it("walks one project's checks in creation order, each once, in chunks of at most the size", async () => {
-    const { store, project } = await openStore();
+    const { store, project } = await storeWithProjects();
     const a = await project('a');
     const b = await project('b');
     const mine = await addChecks(store, a.id, 11, shape);
@@ -45,7 +47,7 @@ describe('Store.checkChunks', () => {
   });
 
   it('walks every project in uuid order, and an exact multiple of the size ends cleanly', async () => {
-    const { store, project } = await openStore();
+    const { store, project } = await storeWithProjects();
     const all = [...(await addChecks(store, (await project('a')).id, 5, shape)), ...(await addChecks(store, (await project('b')).id, 4, shape))];
     const chunks: CheckRecord[][] = [];
     for await (const chunk of store.checkChunks({ size: 3 })) chunks.push(chunk);
@@ -54,7 +56,7 @@ describe('Store.checkChunks', () => {
   });
 
   it('lets queued work run between two chunks, not only after the walk', async () => {
-    const { store, project } = await openStore();
+    const { store, project } = await storeWithProjects();
     const p = await project('a');
     await addChecks(store, p.id, 6, shape);
     const seen: string[] = [];
@@ -66,7 +68,7 @@ describe('Store.checkChunks', () => {
 
 describe('BadgeTallies', () => {
   it('counts a project of several chunks like aggregating every check at once', async () => {
-    const { store, project } = await openStore();
+    const { store, project } = await storeWithProjects();
     const p = await project('a');
     await addChecks(store, (await project('other')).id, 7, () => ({ tags: 'db', status: 'down' }));
     const checks = await addChecks(store, p.id, 23, shape);
@@ -81,7 +83,7 @@ describe('BadgeTallies', () => {
   });
 
   it('shares one pass among the requests that arrive while another pass runs', async () => {
-    const { store, project } = await openStore();
+    const { store, project } = await storeWithProjects();
     const p = await project('a');
     await addChecks(store, p.id, 10, shape);
     let passes = 0;
@@ -103,7 +105,7 @@ describe('BadgeTallies', () => {
   });
 
   it('never answers with a pass that began before the request', async () => {
-    const { store, project } = await openStore();
+    const { store, project } = await storeWithProjects();
     const p = await project('a');
     const [first] = await addChecks(store, p.id, 12, () => ({ tags: 'web', status: 'up' }));
     // Hold the first pass after its first chunk (which holds `first`), as a
@@ -133,22 +135,15 @@ describe('BadgeTallies', () => {
 });
 
 describe('tag badges over HTTP, more than two chunks of checks', () => {
-  let d: InProcessDaemon | undefined;
-  afterEach(async () => {
-    await d?.stop();
-    d = undefined;
-  });
-
   it('count every check in every badge and list every tag, for overlapping requests too', async () => {
-    d = await startInProcess({ clock: new ManualClock(T0), baseUrl: 'http://checkd.test' });
+    const d = await startInProcess({ clock: new ManualClock(T0) });
     const store = d.daemon.store;
     const p = await d.createProject({ checkLimit: 10_000 });
     const N = 4_500; // the server reads 2,000 at a time
     await addChecks(store, p.id, N, shape);
     const badges = await badgeMap(d.url, p.apiKey);
     expect(Object.keys(badges).sort()).toEqual(['*', 'db', 'web']);
-    const env = { url: d.url };
-    const fetchBadge = (publicUrl: string | undefined) => api(local(env, publicUrl!), '');
+    const fetchBadge = (publicUrl: string | undefined) => api(local(d, publicUrl!), '');
     const [all, all2, db, web] = await Promise.all([
       fetchBadge(badges['*']!.json3),
       fetchBadge(badges['*']!.json),

@@ -2,40 +2,29 @@
 // exactly the listed fields, key formats, human output, bad arguments (exit 2,
 // nothing written), and their effect on a RUNNING daemon at once.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Store } from '../../daemon/store/store.js';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  api,
-  checkd,
-  checkdJson,
-  createProject,
-  killLeftovers,
-  listProjects,
-  PING_KEY_RE,
-  PORT0,
-  RO_KEY_RE,
-  RW_KEY_RE,
-  serve,
-  tempDir,
-  tree,
-  UUID_RE,
-  type Served,
-} from './support.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Store } from '../../daemon/store/store.js';
+import { createProjectCli, PORT0, runCli, runCliJson, startChild, type ChildDaemon } from '../helpers/child.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { api, UUID_RE } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
+import { listProjects, PING_KEY_RE, RO_KEY_RE, RW_KEY_RE, tree } from './support.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 
-const tmp = tempDir('checkd-cli-admin-');
+let tmp: string;
+setupSuite(() => {
+  tmp = tempDir('checkd-cli-admin-');
+});
 let n = 0;
-const fresh = () => join(tmp.path, `data-${++n}`);
-
-afterAll(() => tmp.cleanup());
+const fresh = () => join(tmp, `data-${++n}`);
 
 const keys = (o: object) => Object.keys(o).sort();
 
 describe('--json documents', () => {
   it('project create: exactly the contract fields, key formats, defaults 20 / 100', async () => {
     const dir = fresh();
-    const doc = await createProject(dir, 'Backups');
+    const doc = await createProjectCli(dir, 'Backups');
     expect(keys(doc)).toEqual(['api_key', 'api_key_readonly', 'check_limit', 'id', 'name', 'ping_key', 'ping_log_limit']);
     expect(doc.id).toMatch(UUID_RE);
     expect(doc.name).toBe('Backups');
@@ -47,7 +36,7 @@ describe('--json documents', () => {
     expect(doc.check_limit).toBe(20);
     expect(doc.ping_log_limit).toBe(100);
 
-    const custom = await createProject(dir, 'Custom', ['--check-limit', '5', '--ping-log-limit', '1000']);
+    const custom = await createProjectCli(dir, 'Custom', ['--check-limit', '5', '--ping-log-limit', '1000']);
     expect(custom).toMatchObject({ check_limit: 5, ping_log_limit: 1000 });
     // Random keys: no two alike.
     const all = [doc.api_key, doc.api_key_readonly, custom.api_key, custom.api_key_readonly];
@@ -57,10 +46,10 @@ describe('--json documents', () => {
 
   it('project list: {"projects":[...]} with exactly the contract fields, in creation order', async () => {
     const dir = fresh();
-    expect(await checkdJson(['project', 'list', '--data-dir', dir])).toEqual({ projects: [] });
-    const a = await createProject(dir, 'a');
-    const b = await createProject(dir, 'b', ['--check-limit', '3']);
-    const doc = await checkdJson(['project', 'list', '--data-dir', dir]);
+    expect(await runCliJson(['project', 'list', '--data-dir', dir])).toEqual({ projects: [] });
+    const a = await createProjectCli(dir, 'a');
+    const b = await createProjectCli(dir, 'b', ['--check-limit', '3']);
+    const doc = await runCliJson(['project', 'list', '--data-dir', dir]);
     expect(keys(doc)).toEqual(['projects']);
     expect(doc.projects).toEqual([
       { id: a.id, name: 'a', check_limit: 20, ping_log_limit: 100, n_checks: 0 },
@@ -71,27 +60,27 @@ describe('--json documents', () => {
 
   it('project list and channel list read an older data dir as it is: no upgrade, data.mdb unchanged', async () => {
     const dir = fresh();
-    const p = await createProject(dir, 'old');
-    await checkdJson(['channel', 'create', '--data-dir', dir, '--project', p.id, '--kind', 'email', '--value', 'ops@example.com']);
+    const p = await createProjectCli(dir, 'old');
+    await runCliJson(['channel', 'create', '--data-dir', dir, '--project', p.id, '--kind', 'email', '--value', 'ops@example.com']);
     // Make it a schema-version-4 data dir, as an older checkd left it (or a backup of one).
     const store = Store.open(dir);
     await environmentOf(store).checkEdits!.drop();
     await environmentOf(store).meta.put('schemaVersion', 4);
     await store.close();
     const before = readFileSync(join(dir, 'data.mdb'));
-    expect((await checkdJson(['project', 'list', '--data-dir', dir])).projects).toMatchObject([{ id: p.id, name: 'old', n_checks: 0 }]);
-    expect((await checkdJson(['channel', 'list', '--data-dir', dir, '--project', p.id])).channels).toHaveLength(1);
+    expect((await runCliJson(['project', 'list', '--data-dir', dir])).projects).toMatchObject([{ id: p.id, name: 'old', n_checks: 0 }]);
+    expect((await runCliJson(['channel', 'list', '--data-dir', dir, '--project', p.id])).channels).toHaveLength(1);
     expect(readFileSync(join(dir, 'data.mdb')).equals(before)).toBe(true);
   });
 
   it('key create: {"project","api_key","read_only"}, hcw_ / hcr_ formats', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
-    const rw = await checkdJson(['key', 'create', '--project', p.id, '--data-dir', dir]);
+    const p = await createProjectCli(dir);
+    const rw = await runCliJson(['key', 'create', '--project', p.id, '--data-dir', dir]);
     expect(keys(rw)).toEqual(['api_key', 'project', 'read_only']);
     expect(rw).toMatchObject({ project: p.id, read_only: false });
     expect(rw.api_key).toMatch(RW_KEY_RE);
-    const ro = await checkdJson(['key', 'create', '--project', p.id, '--read-only', '--data-dir', dir]);
+    const ro = await runCliJson(['key', 'create', '--project', p.id, '--read-only', '--data-dir', dir]);
     expect(keys(ro)).toEqual(['api_key', 'project', 'read_only']);
     expect(ro).toMatchObject({ project: p.id, read_only: true });
     expect(ro.api_key).toMatch(RO_KEY_RE);
@@ -99,13 +88,13 @@ describe('--json documents', () => {
 
   it('key revoke: {"revoked":true}', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
-    expect(await checkdJson(['key', 'revoke', '--project', p.id, p.api_key, '--data-dir', dir])).toEqual({ revoked: true });
+    const p = await createProjectCli(dir);
+    expect(await runCliJson(['key', 'revoke', '--project', p.id, p.api_key, '--data-dir', dir])).toEqual({ revoked: true });
   });
 
   it('channel create: {"id","name","kind"} for every kind', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
+    const p = await createProjectCli(dir);
     const kinds: Array<[string, string]> = [
       ['email', 'ops@example.com'],
       ['webhook', 'https://example.com/hook'],
@@ -115,22 +104,22 @@ describe('--json documents', () => {
       ['ntfy', 'https://ntfy.sh/my-topic'],
     ];
     for (const [kind, value] of kinds) {
-      const doc = await checkdJson(['channel', 'create', '--project', p.id, '--kind', kind, '--name', `to ${kind}`, '--value', value, '--data-dir', dir]);
+      const doc = await runCliJson(['channel', 'create', '--project', p.id, '--kind', kind, '--name', `to ${kind}`, '--value', value, '--data-dir', dir]);
       expect(keys(doc), kind).toEqual(['id', 'kind', 'name']);
       expect(doc).toMatchObject({ name: `to ${kind}`, kind });
       expect(doc.id).toMatch(UUID_RE);
     }
-    const unnamed = await checkdJson(['channel', 'create', '--project', p.id, '--kind', 'email', '--value', 'a@b.example', '--data-dir', dir]);
+    const unnamed = await runCliJson(['channel', 'create', '--project', p.id, '--kind', 'email', '--value', 'a@b.example', '--data-dir', dir]);
     expect(unnamed).toEqual({ id: unnamed.id, name: '', kind: 'email' });
   });
 
   it('CHECKD_DATA_DIR is the data dir of the admin commands; --data-dir wins over it', async () => {
     const envDir = fresh();
     const flagDir = fresh();
-    const created = await checkd(['project', 'create', '--name', 'via env', '--json'], { env: { CHECKD_DATA_DIR: envDir } });
+    const created = await runCli(['project', 'create', '--name', 'via env', '--json'], { env: { CHECKD_DATA_DIR: envDir } });
     expect(created.code, created.stderr).toBe(0);
     expect((await listProjects(envDir)).map((p) => p.name)).toEqual(['via env']);
-    await checkdJson(['project', 'create', '--name', 'via flag', '--data-dir', flagDir], { env: { CHECKD_DATA_DIR: envDir } });
+    await runCliJson(['project', 'create', '--name', 'via flag', '--data-dir', flagDir], { env: { CHECKD_DATA_DIR: envDir } });
     expect((await listProjects(flagDir)).map((p) => p.name)).toEqual(['via flag']);
     expect((await listProjects(envDir)).map((p) => p.name)).toEqual(['via env']);
   });
@@ -139,7 +128,7 @@ describe('--json documents', () => {
 describe('human output (no --json)', () => {
   it('is readable text that carries the same facts', async () => {
     const dir = fresh();
-    const created = await checkd(['project', 'create', '--name', 'Human', '--data-dir', dir]);
+    const created = await runCli(['project', 'create', '--name', 'Human', '--data-dir', dir]);
     expect(created.code).toBe(0);
     expect(() => JSON.parse(created.stdout)).toThrow();
     expect(created.stdout).toMatch(/project [0-9a-f-]{36} "Human" created/);
@@ -151,20 +140,20 @@ describe('human output (no --json)', () => {
     expect(created.stdout).toContain('check limit 20, ping log limit 100');
     const id = /project (\S+) /.exec(created.stdout)![1]!;
 
-    const list = await checkd(['project', 'list', '--data-dir', dir]);
+    const list = await runCli(['project', 'list', '--data-dir', dir]);
     expect(list.code).toBe(0);
     expect(list.stdout).toContain(id);
     expect(list.stdout).toContain('Human');
     expect(list.stdout).toMatch(/0\/20/);
 
-    const key = await checkd(['key', 'create', '--project', id, '--read-only', '--data-dir', dir]);
+    const key = await runCli(['key', 'create', '--project', id, '--read-only', '--data-dir', dir]);
     expect(key.stdout).toMatch(new RegExp(`^read-only key for ${id}: hcr_[A-Za-z0-9_-]{28}\\n$`));
-    const channel = await checkd(['channel', 'create', '--project', id, '--kind', 'webhook', '--name', 'hook', '--value', 'https://example.com/h', '--data-dir', dir]);
+    const channel = await runCli(['channel', 'create', '--project', id, '--kind', 'webhook', '--name', 'hook', '--value', 'https://example.com/h', '--data-dir', dir]);
     expect(channel.stdout).toMatch(/^channel [0-9a-f-]{36} \(webhook, "hook"\) created\n$/);
-    const revoke = await checkd(['key', 'revoke', '--project', id, rw, '--data-dir', dir]);
+    const revoke = await runCli(['key', 'revoke', '--project', id, rw, '--data-dir', dir]);
     expect(revoke.stdout).toBe('key revoked\n');
 
-    const empty = await checkd(['project', 'list', '--data-dir', fresh()]);
+    const empty = await runCli(['project', 'list', '--data-dir', fresh()]);
     expect(empty.stdout).toMatch(/no projects/);
   });
 });
@@ -175,13 +164,14 @@ describe('bad arguments: exit 2, a message on stderr, nothing written', () => {
   let snapshot: string[];
   let listed: any[];
 
-  beforeAll(async () => {
+  setupSuite(async () => {
     dir = fresh();
-    p = await createProject(dir, 'existing');
+    p = await createProjectCli(dir, 'existing');
     listed = await listProjects(dir);
   });
 
   const unknownId = '00000000-0000-4000-8000-000000000000';
+  const longId = 'a'.repeat(5000);
   const cases: Array<[string, () => string[], RegExp]> = [
     ['project create without --name', () => ['project', 'create'], /required option '--name/],
     ['project create with an empty name', () => ['project', 'create', '--name', '  '], /--name must not be empty/],
@@ -205,13 +195,21 @@ describe('bad arguments: exit 2, a message on stderr, nothing written', () => {
     ['channel create with a URL without host', () => ['channel', 'create', '--project', p.id, '--kind', 'ntfy', '--value', 'https://'], /http\(s\) URL/],
     ['channel create with an empty shell command', () => ['channel', 'create', '--project', p.id, '--kind', 'shell', '--value', '  '], /command/],
     ['channel create with a comma in the name', () => ['channel', 'create', '--project', p.id, '--kind', 'email', '--name', 'a,b', '--value', 'a@b.example'], /comma/],
+    // Ids longer than an LMDB key (1978 bytes) are looked up like any unknown one.
+    ['key create for an over-long project id', () => ['key', 'create', '--project', longId], /no project with id/],
+    ['channel create for an over-long project id', () => ['channel', 'create', '--project', longId, '--kind', 'email', '--value', 'a@b.example'], /no project with id/],
+    ['project update of an over-long id', () => ['project', 'update', longId, '--name', 'x'], /no project with id/],
+    ['project delete of an over-long id', () => ['project', 'delete', longId, '--yes'], /no project with id/],
+    ['channel update of an over-long id', () => ['channel', 'update', longId, '--name', 'x'], /no channel with id/],
+    ['channel delete of an over-long id', () => ['channel', 'delete', longId], /no channel with id/],
+    ['key list for an over-long project id', () => ['key', 'list', '--project', longId], /no project with id/],
   ];
 
   for (const [name, args, message] of cases) {
     it(name, async () => {
       snapshot = tree(dir);
       for (const json of [false, true]) {
-        const r = await checkd([...args(), '--data-dir', dir, ...(json ? ['--json'] : [])]);
+        const r = await runCli([...args(), '--data-dir', dir, ...(json ? ['--json'] : [])]);
         expect(r.code, r.stderr).toBe(2);
         expect(r.stderr).toMatch(message);
         expect(r.stdout).toBe('');
@@ -223,18 +221,15 @@ describe('bad arguments: exit 2, a message on stderr, nothing written', () => {
 
   it('after all of them, the project, its keys and its (absent) channels are as they were', async () => {
     expect(await listProjects(dir)).toEqual(listed);
-    const d = await serve(['--data-dir', dir, ...PORT0]);
-    try {
-      expect((await api(d.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'probe' } })).status).toBe(201);
-      expect((await api(d.url, '/api/v3/checks/', { key: p.api_key_readonly })).status).toBe(200);
-      expect((await api(d.url, '/api/v3/channels/', { key: p.api_key })).json.channels).toEqual([]);
-    } finally {
-      expect((await d.stop()).code).toBe(0);
-    }
+    const d = await startChild(['--data-dir', dir, ...PORT0]);
+    expect((await api(d.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'probe' } })).status).toBe(201);
+    expect((await api(d.url, '/api/v3/checks/', { key: p.api_key_readonly })).status).toBe(200);
+    expect((await api(d.url, '/api/v3/channels/', { key: p.api_key })).json.channels).toEqual([]);
+    expect((await d.stop()).code).toBe(0);
   });
 
   it('commands about a project create no data dir where there is none', async () => {
-    const parent = join(tmp.path, `parent-${++n}`);
+    const parent = join(tmp, `parent-${++n}`);
     mkdirSync(parent);
     const missing = join(parent, 'data');
     for (const args of [
@@ -242,12 +237,12 @@ describe('bad arguments: exit 2, a message on stderr, nothing written', () => {
       ['key', 'revoke', '--project', unknownId, 'hcw_' + 'x'.repeat(28)],
       ['channel', 'create', '--project', unknownId, '--kind', 'email', '--value', 'a@b.example'],
     ]) {
-      const r = await checkd([...args, '--data-dir', missing, '--json']);
+      const r = await runCli([...args, '--data-dir', missing, '--json']);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/no project with id/);
     }
     // Listing is a read: it shows no projects and writes nothing either.
-    expect(await checkdJson(['project', 'list', '--data-dir', missing])).toEqual({ projects: [] });
+    expect(await runCliJson(['project', 'list', '--data-dir', missing])).toEqual({ projects: [] });
     expect(tree(parent)).toEqual([]);
   });
 
@@ -255,7 +250,7 @@ describe('bad arguments: exit 2, a message on stderr, nothing written', () => {
     const bad = fresh();
     mkdirSync(bad);
     writeFileSync(join(bad, 'data.mdb'), 'garbage'.repeat(2000));
-    const r = await checkd(['project', 'list', '--data-dir', bad, '--json']);
+    const r = await runCli(['project', 'list', '--data-dir', bad, '--json']);
     expect(r.signal).toBeNull();
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/not an LMDB data file/);
@@ -265,22 +260,22 @@ describe('bad arguments: exit 2, a message on stderr, nothing written', () => {
 
 describe('against a RUNNING daemon: effects are visible at once, without restart', () => {
   let dir: string;
-  let d: Served;
+  let d: ChildDaemon;
   let p: any;
 
-  beforeAll(async () => {
+  setupSuite(async () => {
     dir = fresh();
-    p = await createProject(dir, 'live');
-    d = await serve(['--data-dir', dir, ...PORT0, '--api-rate-limit', '0']);
+    p = await createProjectCli(dir, 'live');
+    d = await startChild(['--data-dir', dir, ...PORT0, '--api-rate-limit', '0']);
   });
 
+  // Runs before setupSuite's cleanup (after hooks run newest first), which finds the daemon gone.
   afterAll(async () => {
     if (d) expect((await d.stop()).code).toBe(0);
-    await killLeftovers();
   });
 
   it('project create: the new keys and ping key work immediately', async () => {
-    const q = await createProject(dir, 'made while running');
+    const q = await createProjectCli(dir, 'made while running');
     const created = await api(d.url, '/api/v3/checks/', { key: q.api_key, body: { name: 'fresh', slug: 'fresh' } });
     expect(created.status).toBe(201);
     expect((await api(d.url, '/api/v3/checks/', { key: q.api_key_readonly })).json.checks).toHaveLength(1);
@@ -289,7 +284,7 @@ describe('against a RUNNING daemon: effects are visible at once, without restart
   });
 
   it('key create --read-only: works on GET, 401 on POST', async () => {
-    const ro = await checkdJson(['key', 'create', '--project', p.id, '--read-only', '--data-dir', dir]);
+    const ro = await runCliJson(['key', 'create', '--project', p.id, '--read-only', '--data-dir', dir]);
     expect((await api(d.url, '/api/v3/checks/', { key: ro.api_key })).status).toBe(200);
     // As in the reference, listing channels takes a read-write key.
     expect((await api(d.url, '/api/v3/channels/', { key: ro.api_key })).status).toBe(401);
@@ -301,15 +296,15 @@ describe('against a RUNNING daemon: effects are visible at once, without restart
   });
 
   it('key create (read-write): works on POST at once', async () => {
-    const rw = await checkdJson(['key', 'create', '--project', p.id, '--data-dir', dir]);
+    const rw = await runCliJson(['key', 'create', '--project', p.id, '--data-dir', dir]);
     expect((await api(d.url, '/api/v3/checks/', { key: rw.api_key, body: { name: 'by new key' } })).status).toBe(201);
   });
 
   it('key revoke: the key gets 401 at once, repeatedly, on keep-alive connections too', async () => {
-    const k = await checkdJson(['key', 'create', '--project', p.id, '--data-dir', dir]);
+    const k = await runCliJson(['key', 'create', '--project', p.id, '--data-dir', dir]);
     // Warm up: the daemon has served this key (and any read snapshot it holds).
     for (let i = 0; i < 5; i++) expect((await api(d.url, '/api/v3/checks/', { key: k.api_key })).status).toBe(200);
-    expect(await checkdJson(['key', 'revoke', '--project', p.id, k.api_key, '--data-dir', dir])).toEqual({ revoked: true });
+    expect(await runCliJson(['key', 'revoke', '--project', p.id, k.api_key, '--data-dir', dir])).toEqual({ revoked: true });
     for (let i = 0; i < 5; i++) {
       expect((await api(d.url, '/api/v3/checks/', { key: k.api_key })).status).toBe(401);
       expect((await api(d.url, '/api/v3/checks/', { key: k.api_key, body: { name: 'x' } })).status).toBe(401);
@@ -318,12 +313,12 @@ describe('against a RUNNING daemon: effects are visible at once, without restart
 
   it('revoking a read-only key of the project', async () => {
     expect((await api(d.url, '/api/v3/checks/', { key: p.api_key_readonly })).status).toBe(200);
-    await checkdJson(['key', 'revoke', '--project', p.id, p.api_key_readonly, '--data-dir', dir]);
+    await runCliJson(['key', 'revoke', '--project', p.id, p.api_key_readonly, '--data-dir', dir]);
     expect((await api(d.url, '/api/v3/checks/', { key: p.api_key_readonly })).status).toBe(401);
   });
 
   it('channel create: listed by the API at once and usable in a check', async () => {
-    const ch = await checkdJson(['channel', 'create', '--project', p.id, '--kind', 'ntfy', '--name', 'phone', '--value', 'https://ntfy.sh/t', '--data-dir', dir]);
+    const ch = await runCliJson(['channel', 'create', '--project', p.id, '--kind', 'ntfy', '--name', 'phone', '--value', 'https://ntfy.sh/t', '--data-dir', dir]);
     const channels = (await api(d.url, '/api/v3/channels/', { key: p.api_key })).json.channels;
     expect(channels).toContainEqual({ id: ch.id, name: 'phone', kind: 'ntfy' });
     const c = await api(d.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'notified', channels: 'phone' } });

@@ -1,21 +1,23 @@
 // `checkd cron scan` as a user runs it: the built CLI on sample crontabs.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { api, checkd, checkdJson, createProject, PORT0, serve, tempDir } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { createProjectCli, PORT0, runCli, runCliJson, startChild } from '../helpers/child.js';
+import { api } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures/crontabs');
 const USER = join(FIXTURES, 'user.cron');
 const SYSTEM = join(FIXTURES, 'system.cron');
 
 function dataDir(): string {
-  const dir = tempDir();
-  onTestFinished(() => dir.cleanup());
-  return join(dir.path, 'data');
+  return join(tempDir(), 'data');
 }
 
 describe('checkd cron scan', () => {
   it('lists the jobs of crontab files; malformed lines are reported on stderr, not fatal', async () => {
-    const r = await checkd(['cron', 'scan', USER, '--json']);
+    const r = await runCli(['cron', 'scan', USER, '--json']);
     expect(r.code).toBe(0);
     const { jobs } = JSON.parse(r.stdout);
     expect(jobs).toHaveLength(5);
@@ -34,24 +36,23 @@ describe('checkd cron scan', () => {
   });
 
   it('names are unique over all files; --system reads the user field', async () => {
-    const { jobs } = await checkdJson(['cron', 'scan', '--system', SYSTEM, SYSTEM]);
+    const { jobs } = await runCliJson(['cron', 'scan', '--system', SYSTEM, SYSTEM]);
     expect(jobs.map((j: any) => j.name)).toEqual(['cron.hourly', 'cron.daily', 'backup.sh', 'cron.hourly-2', 'cron.daily-2', 'backup.sh-2']);
   });
 
   it('--create makes one check per job (cron schedule, tz), idempotently; the daemon serves them', async () => {
     const dir = dataDir();
-    const project = await createProject(dir, 'cron');
-    const first = await checkdJson(['cron', 'scan', USER, '--project', project.id, '--create', '--data-dir', dir]);
+    const project = await createProjectCli(dir, 'cron');
+    const first = await runCliJson(['cron', 'scan', USER, '--project', project.id, '--create', '--data-dir', dir]);
     const uuids = first.jobs.map((j: any) => j.check);
     expect(uuids.every((u: unknown) => typeof u === 'string')).toBe(true);
-    const again = await checkdJson(['cron', 'scan', USER, '--project', project.id, '--create', '--data-dir', dir]);
+    const again = await runCliJson(['cron', 'scan', USER, '--project', project.id, '--create', '--data-dir', dir]);
     expect(again.jobs.map((j: any) => j.check)).toEqual(uuids);
     // Without --create, the checks that exist are found by name.
-    const listed = await checkdJson(['cron', 'scan', USER, '--project', project.id, '--data-dir', dir]);
+    const listed = await runCliJson(['cron', 'scan', USER, '--project', project.id, '--data-dir', dir]);
     expect(listed.jobs.map((j: any) => j.check)).toEqual(uuids);
 
-    const daemon = await serve(['--data-dir', dir, ...PORT0]);
-    onTestFinished(async () => void (await daemon.stop()));
+    const daemon = await startChild(['--data-dir', dir, ...PORT0]);
     const list = await api(daemon.url, '/api/v3/checks/', { key: project.api_key });
     const byName = new Map(list.json.checks.map((c: any) => [c.name, c]));
     expect(list.json.checks).toHaveLength(5);
@@ -61,9 +62,9 @@ describe('checkd cron scan', () => {
 
   it('--print-crontab prints the crontab with each job wrapped by checkd run, and edits nothing', async () => {
     const dir = dataDir();
-    const project = await createProject(dir, 'cron');
-    const created = await checkdJson(['cron', 'scan', USER, '--project', project.id, '--create', '--data-dir', dir]);
-    const r = await checkd(['cron', 'scan', USER, '--project', project.id, '--print-crontab', '--data-dir', dir, '--url', 'http://mon.example:8000']);
+    const project = await createProjectCli(dir, 'cron');
+    const created = await runCliJson(['cron', 'scan', USER, '--project', project.id, '--create', '--data-dir', dir]);
+    const r = await runCli(['cron', 'scan', USER, '--project', project.id, '--print-crontab', '--data-dir', dir, '--url', 'http://mon.example:8000']);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(/^# .*user\.cron, each job wrapped by checkd run/);
@@ -77,19 +78,14 @@ describe('checkd cron scan', () => {
 
   it('the printed line runs the job through checkd run (a real shell, the check pinged)', async () => {
     const dir = dataDir();
-    const project = await createProject(dir, 'cron');
-    const daemon = await serve(['--data-dir', dir, ...PORT0]);
-    onTestFinished(async () => void (await daemon.stop()));
-    const tmp = tempDir();
-    onTestFinished(() => tmp.cleanup());
-    const crontab = join(tmp.path, 'tab');
-    const { writeFileSync } = await import('node:fs');
+    const project = await createProjectCli(dir, 'cron');
+    const daemon = await startChild(['--data-dir', dir, ...PORT0]);
+    const crontab = join(tempDir(), 'tab');
     writeFileSync(crontab, `0 5 * * * echo "it's done" && exit 3\n`);
-    await checkdJson(['cron', 'scan', crontab, '--project', project.id, '--create', '--data-dir', dir]);
-    const r = await checkd(['cron', 'scan', crontab, '--project', project.id, '--print-crontab', '--data-dir', dir, '--url', daemon.url]);
+    await runCliJson(['cron', 'scan', crontab, '--project', project.id, '--create', '--data-dir', dir]);
+    const r = await runCli(['cron', 'scan', crontab, '--project', project.id, '--print-crontab', '--data-dir', dir, '--url', daemon.url]);
     const line = r.stdout.split('\n')[1]!;
     const command = line.replace(/^0 5 \* \* \* /, '');
-    const { spawnSync } = await import('node:child_process');
     const run = spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8', timeout: 15_000 });
     expect(run.status).toBe(3);
     expect(run.stdout).toBe("it's done\n");
@@ -106,7 +102,7 @@ describe('checkd cron scan', () => {
       [['cron', 'scan', USER, '--project', 'nope', '--create', '--data-dir', dir], 'no project with id "nope"'],
     ];
     for (const [args, message] of cases) {
-      const r = await checkd(args);
+      const r = await runCli(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain(message);
     }

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { onCleanup } from '../helpers/cleanup.js';
 
 export interface Recording {
   api_key: string;
@@ -33,9 +34,11 @@ export interface Stub {
   url: string;
   /** Paths requested, in order. */
   requests: string[];
+  /** Stop answering now (it is closed at cleanup in any case); closing again does nothing. */
   close(): Promise<void>;
 }
 
+/** The stub on 127.0.0.1, on a free port; closed at cleanup (see helpers/cleanup.ts). */
 export async function startStub(rec: Recording = recording(), opts: StubOptions = {}): Promise<Stub> {
   const requests: string[] = [];
   let rateLimited = opts.rateLimited ?? 0;
@@ -83,14 +86,14 @@ export async function startStub(rec: Recording = recording(), opts: StubOptions 
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    async close() {
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    (closed ??= (async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
       server.close();
       await once(server, 'close');
-    },
-  };
+    })());
+  onCleanup(close);
+  return { url: `http://127.0.0.1:${port}`, requests, close };
 }

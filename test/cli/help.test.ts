@@ -5,13 +5,15 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkd, childEnv, REPO_ROOT, tempDir } from './support.js';
+import { childEnv, runCli } from '../helpers/child.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
 
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
 
 describe('checkd --help', () => {
   it('exits 0 and lists the commands', async () => {
-    const r = await checkd(['--help']);
+    const r = await runCli(['--help']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/^Usage: checkd /);
@@ -20,14 +22,14 @@ describe('checkd --help', () => {
 
   it('`checkd help` and -h also exit 0', async () => {
     for (const args of [['help'], ['-h']]) {
-      const r = await checkd(args);
+      const r = await runCli(args);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toMatch(/^Usage: checkd /);
     }
   });
 
   it('serve --help names every flag of the contract with its env var', async () => {
-    const r = await checkd(['serve', '--help']);
+    const r = await runCli(['serve', '--help']);
     expect(r.code).toBe(0);
     const flags: Array<[string, string]> = [
       ['--data-dir', 'CHECKD_DATA_DIR'],
@@ -53,7 +55,7 @@ describe('checkd --help', () => {
       ['key', 'revoke'],
       ['channel', 'create'],
     ]) {
-      const r = await checkd([...args, '--help']);
+      const r = await runCli([...args, '--help']);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toContain(`Usage: checkd ${args.join(' ')}`);
       expect(r.stdout).toContain('--data-dir');
@@ -62,14 +64,14 @@ describe('checkd --help', () => {
   });
 
   it('--version prints the package version', async () => {
-    const r = await checkd(['--version']);
+    const r = await runCli(['--version']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe(pkg.version);
   });
 
   it('no command, an unknown command or a group without its subcommand: exit 2, usage on stderr', async () => {
     for (const args of [[], ['frobnicate'], ['project'], ['key', 'delete']]) {
-      const r = await checkd(args);
+      const r = await runCli(args);
       expect(r.code, `checkd ${args.join(' ')}`).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/Usage: checkd|unknown command|error:/);
@@ -85,22 +87,18 @@ describe('npx --no-install checkd --help (contract entry point)', () => {
     // own bin; it would run the `prepare` script (a full build) on the way,
     // which other test files must not see happen under them: scripts are off.
     const cache = tempDir('checkd-npx-cache-');
-    try {
-      const proc = spawn('npx', ['--no-install', 'checkd', '--help'], {
-        cwd: REPO_ROOT,
-        env: childEnv({ npm_config_cache: cache.path, npm_config_ignore_scripts: 'true', npm_config_update_notifier: 'false' }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const [code] = await once(proc, 'close');
-      expect(code, stderr).toBe(0);
-      expect(stdout).toMatch(/^Usage: checkd /);
-      expect(stdout).toMatch(/^ {2}serve\b/m);
-    } finally {
-      cache.cleanup();
-    }
+    const proc = spawn('npx', ['--no-install', 'checkd', '--help'], {
+      cwd: REPO_ROOT,
+      env: childEnv({ npm_config_cache: cache, npm_config_ignore_scripts: 'true', npm_config_update_notifier: 'false' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const [code] = await once(proc, 'close');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^Usage: checkd /);
+    expect(stdout).toMatch(/^ {2}serve\b/m);
   }, 60_000);
 });

@@ -4,13 +4,14 @@
 // stub, and the progress bar's line.
 import { createServer } from 'node:http';
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mapProject, MappingError } from '../../daemon/ops/healthchecks-map.js';
 import { apiBase, HealthchecksClient, KeyRefusedError, retryAfterMs } from '../../daemon/ops/healthchecks-client.js';
 import { fetchProject, type SourceProject } from '../../daemon/ops/healthchecks-fetch.js';
 import { OpsError } from '../../daemon/ops/errors.js';
 import { UsageError } from '../../daemon/cli/admin.js';
 import { renderBar } from '../../daemon/cli/progress.js';
+import { onCleanup } from '../helpers/cleanup.js';
 import { recording, startStub, type Recording, type Stub } from './healthchecks-stub.js';
 
 const A = '31365bce-8da9-4729-8ff3-aaa71d56b712';
@@ -261,15 +262,10 @@ describe('the API base of a URL', () => {
 });
 
 describe('the client against a stub server', () => {
-  let stub: Stub | null = null;
-  afterEach(async () => {
-    await stub?.close();
-    stub = null;
-  });
   const client = (s: Stub, key = recording().api_key, opts = {}) => new HealthchecksClient(apiBase(s.url), key, opts);
 
   it('waits as a 429 asks (Retry-After) and then reads everything', async () => {
-    stub = await startStub(recording(), { rateLimited: 2, retryAfter: '0' });
+    const stub = await startStub(recording(), { rateLimited: 2, retryAfter: '0' });
     const waits: string[] = [];
     const read = await fetchProject(client(stub, undefined, { onWait: (_ms: number, why: string) => waits.push(why) }), { pingBodies: true });
     expect(waits).toHaveLength(2);
@@ -281,28 +277,27 @@ describe('the client against a stub server', () => {
   });
 
   it('gives up after its bounded retries, saying to try later', async () => {
-    stub = await startStub(recording(), { rateLimited: 100, retryAfter: '0' });
+    const stub = await startStub(recording(), { rateLimited: 100, retryAfter: '0' });
     await expect(client(stub, undefined, { rateLimitRetries: 3 }).json('/checks/')).rejects.toThrow(/still rate-limits the import after 3 waits: try again later/);
     expect(stub.requests).toHaveLength(4);
   });
 
   it('does not wait longer than it allows', async () => {
-    stub = await startStub(recording(), { rateLimited: 1, retryAfter: '3600' });
+    const stub = await startStub(recording(), { rateLimited: 1, retryAfter: '3600' });
     await expect(client(stub).json('/checks/')).rejects.toThrow(/asks to wait 3600 s: try again later/);
   });
 
   it('retries a passing failure (503) and a timeout, then gives up on a server that does not answer', async () => {
-    stub = await startStub(recording(), { unavailable: 1 });
+    const stub = await startStub(recording(), { unavailable: 1 });
     expect(await client(stub).json('/channels/')).toMatchObject({ channels: expect.any(Array) });
-    await stub.close();
-    stub = await startStub(recording(), { hang: /checks/ });
-    const c = client(stub, undefined, { timeoutMs: 200, failureRetries: 1 });
+    const hanging = await startStub(recording(), { hang: /checks/ });
+    const c = client(hanging, undefined, { timeoutMs: 200, failureRetries: 1 });
     await expect(c.json('/checks/')).rejects.toThrow(/cannot read .*\/api\/v3\/checks\/: no answer in time \(after 2 tries\)/);
-    expect(stub.requests).toEqual(['/api/v3/checks/', '/api/v3/checks/']);
+    expect(hanging.requests).toEqual(['/api/v3/checks/', '/api/v3/checks/']);
   });
 
   it('a wrong key is a KeyRefusedError (exit 2); a read-only key is refused for want of UUIDs', async () => {
-    stub = await startStub();
+    const stub = await startStub();
     await expect(client(stub, 'hcw_' + 'x'.repeat(28)).json('/checks/')).rejects.toBeInstanceOf(KeyRefusedError);
     const err = await fetchProject(client(stub, recording().api_key_readonly), { pingBodies: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
@@ -312,18 +307,16 @@ describe('the client against a stub server', () => {
   it('a page that is not the API, a 404, a redirect and a refused connection: OpsErrors that say so', async () => {
     const rec = recording();
     rec.responses['/api/v3/channels/'] = undefined;
-    stub = await startStub(rec);
+    const stub = await startStub(rec);
     await expect(client(stub).json('/channels/')).rejects.toThrow(/gave 404: is .* a Healthchecks or checkd server/);
     const html = createHtmlServer();
     await html.listening;
-    try {
-      await expect(new HealthchecksClient(`${html.url}/api/v3`, rec.api_key).json('/checks/')).rejects.toThrow(/did not answer JSON/);
-      await expect(new HealthchecksClient(`${html.url}/old/api/v3`, rec.api_key).json('/checks/')).rejects.toThrow(
-        new RegExp(`redirects to https://hc.example \\(301\\): pass --from-healthchecks https://hc.example`),
-      );
-    } finally {
-      await html.close();
-    }
+    await expect(new HealthchecksClient(`${html.url}/api/v3`, rec.api_key).json('/checks/')).rejects.toThrow(/did not answer JSON/);
+    await expect(new HealthchecksClient(`${html.url}/old/api/v3`, rec.api_key).json('/checks/')).rejects.toThrow(
+      new RegExp(`redirects to https://hc.example \\(301\\): pass --from-healthchecks https://hc.example`),
+    );
+    // Closed now, so that its address refuses connections.
+    await html.close();
     const refused = new HealthchecksClient(`${html.url}/api/v3`, rec.api_key);
     const err = await refused.json('/checks/').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpsError);
@@ -331,26 +324,29 @@ describe('the client against a stub server', () => {
   });
 });
 
-/** A web site that is not the API: an HTML page, and a redirect under /old. */
+/** A web site that is not the API: an HTML page, and a redirect under /old; closed at cleanup, or earlier by close(). */
 function createHtmlServer(): { url: string; listening: Promise<void>; close(): Promise<void> } {
   const server = createServer((req, res) => {
     if (req.url?.startsWith('/old/')) return void res.writeHead(301, { Location: 'https://hc.example/api/v3/checks/' }).end();
     res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html><body>Welcome</body></html>');
   });
+  let closed: Promise<void> | undefined;
   const handle = {
     url: '',
     listening: Promise.resolve(),
-    async close() {
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    },
+    close: () =>
+      (closed ??= (async () => {
+        server.closeAllConnections();
+        server.close();
+        await once(server, 'close');
+      })()),
   };
   handle.listening = (async () => {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     handle.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   })();
+  onCleanup(handle.close);
   return handle;
 }
 

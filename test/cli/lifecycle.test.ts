@@ -6,16 +6,21 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connect, rpc, Watcher } from '../grpc/support.js';
-import { api, CHECKD_BIN, checkdJson, childEnv, createProject, killLeftovers, listProjects, PORT0, serve, tempDir } from './support.js';
+import { childEnv, createProjectCli, PORT0, runCliJson, startChild } from '../helpers/child.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { api } from '../helpers/http.js';
+import { CHECKD_BIN } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
+import { listProjects } from './support.js';
 
-const tmp = tempDir('checkd-cli-life-');
+let tmp: string;
+setupSuite(() => {
+  tmp = tempDir('checkd-cli-life-');
+});
 let n = 0;
-const fresh = () => `${tmp.path}/data-${++n}`;
-
-afterEach(killLeftovers);
-afterAll(() => tmp.cleanup());
+const fresh = () => `${tmp}/data-${++n}`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,8 +28,8 @@ describe('signals', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`${signal}: exit 0 promptly, no error output`, async () => {
       const dir = fresh();
-      const p = await createProject(dir);
-      const d = await serve(['--data-dir', dir, ...PORT0]);
+      const p = await createProjectCli(dir);
+      const d = await startChild(['--data-dir', dir, ...PORT0]);
       expect((await api(d.url, '/api/v3/checks/', { key: p.api_key })).status).toBe(200);
       const stopped = await d.stop(signal);
       console.log(`${signal}: exit after ${stopped.ms.toFixed(0)} ms`);
@@ -36,7 +41,7 @@ describe('signals', () => {
 
   it('SIGTERM while the program is still loading (before the ready line): clean shutdown, exit 0', async () => {
     const dir = fresh();
-    const loading = `${tmp.path}/loading-${n}`;
+    const loading = `${tmp}/loading-${n}`;
     const proc = spawn(
       process.execPath,
       ['--import', join(import.meta.dirname, 'fixtures/slow-commander.mjs'), CHECKD_BIN, 'serve', '--data-dir', dir, ...PORT0],
@@ -60,8 +65,8 @@ describe('signals', () => {
 
   it('SIGTERM while a request is in flight: the request completes, then exit 0', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
-    const d = await serve(['--data-dir', dir, ...PORT0]);
+    const p = await createProjectCli(dir);
+    const d = await startChild(['--data-dir', dir, ...PORT0]);
     const check = (await api(d.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'slow' } })).json;
 
     // A ping whose body arrives in two halves, with the signal in between.
@@ -89,7 +94,7 @@ describe('signals', () => {
     expect((await exited).code).toBe(0);
 
     // The ping was stored before the daemon closed LMDB.
-    const again = await serve(['--data-dir', dir, ...PORT0]);
+    const again = await startChild(['--data-dir', dir, ...PORT0]);
     const pings = (await api(again.url, `/api/v3/checks/${check.uuid}/pings/`, { key: p.api_key })).json.pings;
     expect(pings).toHaveLength(1);
     const stored = await api(again.url, `/api/v3/checks/${check.uuid}/pings/${pings[0].n}/body`, { key: p.api_key });
@@ -99,26 +104,22 @@ describe('signals', () => {
 
   it('SIGTERM with a gRPC Watch stream open: the stream is closed, exit 0 promptly', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
-    const d = await serve(['--data-dir', dir, ...PORT0]);
+    const p = await createProjectCli(dir);
+    const d = await startChild(['--data-dir', dir, ...PORT0]);
     const client = connect(d.grpc);
-    try {
-      const w = new Watcher(client, p.api_key);
-      await w.until(() => w.events.length > 0, 'the snapshot');
-      const stopped = await d.stop('SIGTERM');
-      console.log(`SIGTERM with an open Watch stream: exit after ${stopped.ms.toFixed(0)} ms`);
-      expect(stopped.code).toBe(0);
-      expect(stopped.ms).toBeLessThan(5000);
-      await w.until(() => w.ended, 'the end of the stream', 5000);
-    } finally {
-      client.close();
-    }
+    const w = new Watcher(client, p.api_key);
+    await w.until(() => w.events.length > 0, 'the snapshot');
+    const stopped = await d.stop('SIGTERM');
+    console.log(`SIGTERM with an open Watch stream: exit after ${stopped.ms.toFixed(0)} ms`);
+    expect(stopped.code).toBe(0);
+    expect(stopped.ms).toBeLessThan(5000);
+    await w.until(() => w.ended, 'the end of the stream', 5000);
   });
 
   it('a signal before the daemon has anything in flight still exits 0 (idle keep-alive connection)', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
-    const d = await serve(['--data-dir', dir, ...PORT0]);
+    const p = await createProjectCli(dir);
+    const d = await startChild(['--data-dir', dir, ...PORT0]);
     // fetch keeps the connection alive: an idle connection must not hold shutdown up.
     expect((await api(d.url, '/api/v3/checks/', { key: p.api_key })).status).toBe(200);
     const stopped = await d.stop('SIGTERM');
@@ -130,17 +131,17 @@ describe('signals', () => {
 describe('restart on the same data dir keeps everything', () => {
   it('projects, keys, checks, pings and channels made via CLI and API', async () => {
     const dir = fresh();
-    const p1 = await createProject(dir, 'one', ['--check-limit', '7', '--ping-log-limit', '50']);
-    const p2 = await createProject(dir, 'two');
-    const extraRw = await checkdJson(['key', 'create', '--project', p1.id, '--data-dir', dir]);
-    const extraRo = await checkdJson(['key', 'create', '--project', p1.id, '--read-only', '--data-dir', dir]);
-    const revoked = await checkdJson(['key', 'create', '--project', p1.id, '--data-dir', dir]);
-    expect(await checkdJson(['key', 'revoke', '--project', p1.id, revoked.api_key, '--data-dir', dir])).toEqual({ revoked: true });
-    const ch1 = await checkdJson(['channel', 'create', '--project', p1.id, '--kind', 'email', '--name', 'ops', '--value', 'ops@example.com', '--data-dir', dir]);
+    const p1 = await createProjectCli(dir, 'one', ['--check-limit', '7', '--ping-log-limit', '50']);
+    const p2 = await createProjectCli(dir, 'two');
+    const extraRw = await runCliJson(['key', 'create', '--project', p1.id, '--data-dir', dir]);
+    const extraRo = await runCliJson(['key', 'create', '--project', p1.id, '--read-only', '--data-dir', dir]);
+    const revoked = await runCliJson(['key', 'create', '--project', p1.id, '--data-dir', dir]);
+    expect(await runCliJson(['key', 'revoke', '--project', p1.id, revoked.api_key, '--data-dir', dir])).toEqual({ revoked: true });
+    const ch1 = await runCliJson(['channel', 'create', '--project', p1.id, '--kind', 'email', '--name', 'ops', '--value', 'ops@example.com', '--data-dir', dir]);
 
-    const a = await serve(['--data-dir', dir, ...PORT0]);
+    const a = await startChild(['--data-dir', dir, ...PORT0]);
     // Made while the daemon runs: a channel by the CLI, checks and pings by the API.
-    const ch2 = await checkdJson(['channel', 'create', '--project', p1.id, '--kind', 'webhook', '--value', 'https://hooks.example.com/x', '--data-dir', dir]);
+    const ch2 = await runCliJson(['channel', 'create', '--project', p1.id, '--kind', 'webhook', '--value', 'https://hooks.example.com/x', '--data-dir', dir]);
     const c1 = (await api(a.url, '/api/v3/checks/', { key: p1.api_key, body: { name: 'backup', slug: 'backup', tags: 'db nightly', timeout: 3600, grace: 60, channels: 'ops' } })).json;
     const c2 = (await api(a.url, '/api/v3/checks/', { key: extraRw.api_key, body: { name: 'second', slug: 'second' } })).json;
     const c3 = (await api(a.url, '/api/v3/checks/', { key: p2.api_key, body: { name: 'other project' } })).json;
@@ -154,7 +155,7 @@ describe('restart on the same data dir keeps everything', () => {
     expect((await a.stop('SIGTERM')).code).toBe(0);
 
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      const b = await serve(['--data-dir', dir, ...PORT0]);
+      const b = await startChild(['--data-dir', dir, ...PORT0]);
       // Projects (admin view).
       expect(await listProjects(dir)).toEqual([
         { id: p1.id, name: 'one', check_limit: 7, ping_log_limit: 50, n_checks: 2 },
@@ -195,15 +196,12 @@ describe('restart on the same data dir keeps everything', () => {
 describe('gRPC answers on the address of the ready line', () => {
   it('GetProject with a key made by the CLI', async () => {
     const dir = fresh();
-    const p = await createProject(dir, 'grpc');
-    const d = await serve(['--data-dir', dir, ...PORT0]);
+    const p = await createProjectCli(dir, 'grpc');
+    const d = await startChild(['--data-dir', dir, ...PORT0]);
     const client = connect(d.grpc);
-    try {
-      const project = await rpc(client, 'GetProject', {}, p.api_key_readonly);
-      expect(project).toMatchObject({ id: p.id, name: 'grpc', read_only: true, check_limit: 20, n_checks: 0 });
-    } finally {
-      client.close();
-    }
+    const project = await rpc(client, 'GetProject', {}, p.api_key_readonly);
+    expect(project).toMatchObject({ id: p.id, name: 'grpc', read_only: true, check_limit: 20, n_checks: 0 });
+    client.close();
     expect((await d.stop()).code).toBe(0);
   });
 });

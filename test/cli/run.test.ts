@@ -4,8 +4,13 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { CHECKD_BIN, createCheck, createProjectCli, freePort, startChild, tempDir, api } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { childEnv, createProjectCli, PORT0, startChild, type ChildDaemon } from '../helpers/child.js';
+import { onCleanup, setupSuite } from '../helpers/cleanup.js';
+import { api, createCheck, freePort } from '../helpers/http.js';
+import { CHECKD_BIN } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 
 const UUID = '0b4e6f52-6c1a-4a57-9a43-1f2a3b4c5d6e';
 
@@ -30,7 +35,7 @@ async function receiver(opts: { bodyLimit?: number; status?: number } = {}) {
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
 }
 
@@ -42,10 +47,16 @@ interface RunResult {
   endedAt: number;
 }
 
+/** `checkd run <args>` of the build, to its end (stdout as bytes); one still running at cleanup is killed. */
 function run(args: string[], opts: { env?: NodeJS.ProcessEnv; onSpawn?: (pid: number) => void } = {}): Promise<RunResult> {
   const child = spawn(process.execPath, [CHECKD_BIN, 'run', ...args], {
-    env: { ...process.env, ...opts.env },
+    env: childEnv(opts.env),
     stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const closed = once(child, 'close');
+  onCleanup(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await closed;
   });
   const out: Buffer[] = [];
   let stderr = '';
@@ -90,7 +101,7 @@ describe('checkd run against a recording receiver', () => {
     let wrapper = 0;
     const pending = run(['--uuid', UUID, '--url', r.url, '--', ...sh('echo started; sleep 30')], { onSpawn: (pid) => (wrapper = pid) });
     // Wait until the job runs (its start ping is in), then stop the wrapper as systemd or a user would.
-    for (let i = 0; i < 100 && r.received.length === 0; i++) await new Promise((s) => setTimeout(s, 50));
+    await waitFor(() => r.received.length > 0, { timeout: 5000, interval: 50, what: 'the start ping' });
     await new Promise((s) => setTimeout(s, 200));
     process.kill(wrapper, 'SIGTERM');
     const res = await pending;
@@ -166,18 +177,15 @@ describe('checkd run against a recording receiver', () => {
 });
 
 describe('checkd run against a real daemon', () => {
-  const dir = tempDir();
-  let daemon: Awaited<ReturnType<typeof startChild>>;
-  beforeAll(async () => {
-    daemon = await startChild(['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
-  });
-  afterAll(async () => {
-    await daemon?.stop();
-    dir.cleanup();
+  let dir: string;
+  let daemon: ChildDaemon;
+  setupSuite(async () => {
+    dir = tempDir();
+    daemon = await startChild(['--data-dir', dir, ...PORT0]);
   });
 
   it('a failing job turns its check down; the output is the last ping body; the duration is measured', async () => {
-    const project = await createProjectCli(dir.path, 'run');
+    const project = await createProjectCli(dir, 'run');
     const check = await createCheck(daemon.url, project.api_key, { name: 'job', timeout: 3600 });
     const res = await run(['--uuid', check.uuid, '--url', daemon.url, '--', ...sh('echo "disk full" >&2; sleep 1; exit 3')]);
     expect(res.code).toBe(3);

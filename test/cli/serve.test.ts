@@ -1,31 +1,24 @@
 // `checkd serve` (contract.md): port 0 and the ready line, defaults, flags over
 // env vars over defaults, and bad flags / unusable data dirs / taken ports.
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { connect, rpc } from '../grpc/support.js';
-import {
-  api,
-  checkd,
-  createProject,
-  freePort,
-  killLeftovers,
-  PORT0,
-  portIsFree,
-  serve,
-  tempDir,
-  tree,
-} from './support.js';
+import { createProjectCli, PORT0, runCli, startChild } from '../helpers/child.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { api, freePort, portIsFree } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
+import { tree } from './support.js';
 
-const tmp = tempDir('checkd-cli-serve-');
+let tmp: string;
+setupSuite(() => {
+  tmp = tempDir('checkd-cli-serve-');
+});
 let n = 0;
 /** A fresh path under the suite's temp dir (not created). */
-const fresh = (name = 'data') => join(tmp.path, `${name}-${++n}`);
-
-afterEach(killLeftovers);
-afterAll(() => tmp.cleanup());
+const fresh = (name = 'data') => join(tmp, `${name}-${++n}`);
 
 async function newCheck(url: string, key: string, body: Record<string, unknown> = {}) {
   const r = await api(url, '/api/v3/checks/', { key, body: { name: 'c', ...body } });
@@ -36,9 +29,9 @@ async function newCheck(url: string, key: string, body: Record<string, unknown> 
 describe('port 0 and the ready line', () => {
   it('prints exactly one stdout line with the real ports, which answer', async () => {
     const dir = fresh();
-    const p = await createProject(dir, 'ready');
+    const p = await createProjectCli(dir, 'ready');
     // Default log level (info): logs must not reach stdout, which carries the ready line only.
-    const d = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_LOG_LEVEL: undefined } });
+    const d = await startChild(['--data-dir', dir, ...PORT0], { env: { CHECKD_LOG_LEVEL: undefined } });
     console.log(`checkd serve: spawn to ready line ${d.startupMs.toFixed(0)} ms (data dir with one project)`);
     expect(d.readyLine).toMatch(/^checkd ready http=127\.0\.0\.1:\d+ grpc=127\.0\.0\.1:\d+$/);
     expect(d.httpPort).toBeGreaterThan(0);
@@ -51,13 +44,10 @@ describe('port 0 and the ready line', () => {
     expect(status.text).toBe('OK');
 
     const client = connect(d.grpc);
-    try {
-      const project = await rpc(client, 'GetProject', {}, p.api_key);
-      expect(project.id).toBe(p.id);
-      expect(project.name).toBe('ready');
-    } finally {
-      client.close();
-    }
+    const project = await rpc(client, 'GetProject', {}, p.api_key);
+    expect(project.id).toBe(p.id);
+    expect(project.name).toBe('ready');
+    client.close();
 
     expect(d.stdoutLines).toEqual([d.readyLine]);
     const stopped = await d.stop();
@@ -71,7 +61,7 @@ describe('port 0 and the ready line', () => {
     const times: number[] = [];
     for (let i = 0; i < 3; i++) {
       const dir = fresh('empty');
-      const d = await serve(['--data-dir', dir, ...PORT0]);
+      const d = await startChild(['--data-dir', dir, ...PORT0]);
       times.push(d.startupMs);
       expect((await api(d.url, '/api/v3/status/')).text).toBe('OK');
       expect((await d.stop()).code).toBe(0);
@@ -83,26 +73,23 @@ describe('port 0 and the ready line', () => {
 
   it('binds a unix socket for gRPC and reports it in the ready line', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
-    const sock = join(tmp.path, `g-${++n}.sock`);
-    const d = await serve(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
+    const p = await createProjectCli(dir);
+    const sock = join(tmp, `g-${++n}.sock`);
+    const d = await startChild(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
     expect(d.grpc).toBe(`unix:${sock}`);
     expect(statSync(sock).isSocket()).toBe(true);
     const client = connect(d.grpc);
-    try {
-      expect((await rpc(client, 'GetProject', {}, p.api_key)).id).toBe(p.id);
-    } finally {
-      client.close();
-    }
+    expect((await rpc(client, 'GetProject', {}, p.api_key)).id).toBe(p.id);
+    client.close();
     expect((await d.stop()).code).toBe(0);
   });
 
   it('takes a data dir whose name has a dot (a directory, not a single-file LMDB)', async () => {
-    const dir = join(tmp.path, `checkd.data-${++n}`);
-    const p = await createProject(dir);
+    const dir = join(tmp, `checkd.data-${++n}`);
+    const p = await createProjectCli(dir);
     expect(statSync(dir).isDirectory()).toBe(true);
     expect(statSync(join(dir, 'data.mdb')).isFile()).toBe(true);
-    const d = await serve(['--data-dir', dir, ...PORT0]);
+    const d = await startChild(['--data-dir', dir, ...PORT0]);
     expect((await api(d.url, '/api/v3/checks/', { key: p.api_key })).status).toBe(200);
     expect((await d.stop()).code).toBe(0);
   });
@@ -110,14 +97,14 @@ describe('port 0 and the ready line', () => {
 
 describe('defaults', () => {
   it('data dir ./data, base URL http://localhost:8000, ping body limit 10000', async () => {
-    const cwd = join(tmp.path, `cwd-${++n}`);
+    const cwd = join(tmp, `cwd-${++n}`);
     mkdirSync(cwd);
-    const created = await checkd(['project', 'create', '--name', 'defaults', '--json'], { cwd });
+    const created = await runCli(['project', 'create', '--name', 'defaults', '--json'], { cwd });
     expect(created.code, created.stderr).toBe(0);
     const doc = JSON.parse(created.stdout);
     expect(statSync(join(cwd, 'data', 'data.mdb')).isFile()).toBe(true);
 
-    const d = await serve(PORT0, { cwd });
+    const d = await startChild(PORT0, { cwd });
     const c = await newCheck(d.url, doc.api_key);
     expect(c.ping_url).toBe(`http://localhost:8000/ping/${c.uuid}`);
     const body = 'x'.repeat(12_000);
@@ -130,8 +117,8 @@ describe('defaults', () => {
 
   it('API rate limit 100 per minute per key', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
-    const d = await serve(['--data-dir', dir, ...PORT0]);
+    const p = await createProjectCli(dir);
+    const d = await startChild(['--data-dir', dir, ...PORT0]);
     const statuses: number[] = [];
     for (let i = 0; i < 101; i++) statuses.push((await api(d.url, '/api/v3/checks/', { key: p.api_key })).status);
     expect(statuses.slice(0, 100).every((s) => s === 200)).toBe(true);
@@ -147,12 +134,12 @@ describe('defaults', () => {
       const port = Number(addr.split(':')[1]);
       const dir = fresh();
       if (await portIsFree(port)) {
-        const d = await serve(['--data-dir', dir, ...flags]);
+        const d = await startChild(['--data-dir', dir, ...flags]);
         expect(what === 'HTTP' ? `${d.httpHost}:${d.httpPort}` : d.grpc).toBe(addr);
         expect((await d.stop()).code).toBe(0);
       } else {
         // Something else holds the default port: the failure names the default.
-        const r = await checkd(['serve', '--data-dir', dir, ...flags]);
+        const r = await runCli(['serve', '--data-dir', dir, ...flags]);
         expect(r.code).toBe(1);
         expect(r.stderr).toContain(`cannot listen for ${what} on ${addr}`);
       }
@@ -164,7 +151,7 @@ describe('flags win over env vars, env vars over defaults', () => {
   /** Serves `dir` once per case (extra flags, env) and expects what `probe` reads from the running daemon. */
   async function expectServed<T>(dir: string, probe: (url: string) => Promise<T>, cases: Array<[string[], NodeJS.ProcessEnv, T]>) {
     for (const [flags, env, expected] of cases) {
-      const d = await serve(['--data-dir', dir, ...PORT0, ...flags], { env });
+      const d = await startChild(['--data-dir', dir, ...PORT0, ...flags], { env });
       expect(await probe(d.url), JSON.stringify({ flags, env })).toEqual(expected);
       expect((await d.stop()).code).toBe(0);
     }
@@ -174,10 +161,10 @@ describe('flags win over env vars, env vars over defaults', () => {
     const fromEnv = fresh('env');
     const fromFlag = fresh('flag');
     const unused = fresh('unused');
-    const a = await serve(PORT0, { env: { CHECKD_DATA_DIR: fromEnv } });
+    const a = await startChild(PORT0, { env: { CHECKD_DATA_DIR: fromEnv } });
     expect((await a.stop()).code).toBe(0);
     expect(statSync(join(fromEnv, 'data.mdb')).isFile()).toBe(true);
-    const b = await serve(['--data-dir', fromFlag, ...PORT0], { env: { CHECKD_DATA_DIR: unused } });
+    const b = await startChild(['--data-dir', fromFlag, ...PORT0], { env: { CHECKD_DATA_DIR: unused } });
     expect((await b.stop()).code).toBe(0);
     expect(statSync(join(fromFlag, 'data.mdb')).isFile()).toBe(true);
     expect(tree(unused)).toEqual([]);
@@ -185,17 +172,17 @@ describe('flags win over env vars, env vars over defaults', () => {
 
   it('--listen / CHECKD_LISTEN (a bad env value is not even read when the flag is given)', async () => {
     const dir = fresh();
-    const a = await serve(['--data-dir', dir, '--grpc-listen', '127.0.0.1:0'], { env: { CHECKD_LISTEN: '127.0.0.2:0' } });
+    const a = await startChild(['--data-dir', dir, '--grpc-listen', '127.0.0.1:0'], { env: { CHECKD_LISTEN: '127.0.0.2:0' } });
     expect(a.httpHost).toBe('127.0.0.2');
     expect((await api(a.url, '/api/v3/status/')).text).toBe('OK');
     expect((await a.stop()).code).toBe(0);
 
-    const b = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_LISTEN: '127.0.0.2:0' } });
+    const b = await startChild(['--data-dir', dir, ...PORT0], { env: { CHECKD_LISTEN: '127.0.0.2:0' } });
     expect(b.httpHost).toBe('127.0.0.1');
     expect((await b.stop()).code).toBe(0);
 
     const port = await freePort();
-    const c = await serve(['--data-dir', dir, '--listen', `127.0.0.1:${port}`, '--grpc-listen', '127.0.0.1:0'], {
+    const c = await startChild(['--data-dir', dir, '--listen', `127.0.0.1:${port}`, '--grpc-listen', '127.0.0.1:0'], {
       env: { CHECKD_LISTEN: 'not an address' },
     });
     expect(c.httpPort).toBe(port);
@@ -204,24 +191,24 @@ describe('flags win over env vars, env vars over defaults', () => {
 
   it('--grpc-listen / CHECKD_GRPC_LISTEN', async () => {
     const dir = fresh();
-    const sock = join(tmp.path, `env-${++n}.sock`);
-    const a = await serve(['--data-dir', dir, '--listen', '127.0.0.1:0'], { env: { CHECKD_GRPC_LISTEN: `unix:${sock}` } });
+    const sock = join(tmp, `env-${++n}.sock`);
+    const a = await startChild(['--data-dir', dir, '--listen', '127.0.0.1:0'], { env: { CHECKD_GRPC_LISTEN: `unix:${sock}` } });
     expect(a.grpc).toBe(`unix:${sock}`);
     expect((await a.stop()).code).toBe(0);
-    const b = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_GRPC_LISTEN: `unix:${sock}` } });
+    const b = await startChild(['--data-dir', dir, ...PORT0], { env: { CHECKD_GRPC_LISTEN: `unix:${sock}` } });
     expect(b.grpc).toMatch(/^127\.0\.0\.1:\d+$/);
     expect((await b.stop()).code).toBe(0);
   });
 
   it('--base-url / CHECKD_BASE_URL, seen in ping_url of a created check', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
-    const a = await serve(['--data-dir', dir, ...PORT0], { env: { CHECKD_BASE_URL: 'https://env.example.com/hc/' } });
+    const p = await createProjectCli(dir);
+    const a = await startChild(['--data-dir', dir, ...PORT0], { env: { CHECKD_BASE_URL: 'https://env.example.com/hc/' } });
     const c1 = await newCheck(a.url, p.api_key, { name: 'one' });
     expect(c1.ping_url).toBe(`https://env.example.com/hc/ping/${c1.uuid}`);
     expect((await a.stop()).code).toBe(0);
 
-    const b = await serve(['--data-dir', dir, ...PORT0, '--base-url', 'http://flag.example.net:8080'], {
+    const b = await startChild(['--data-dir', dir, ...PORT0, '--base-url', 'http://flag.example.net:8080'], {
       env: { CHECKD_BASE_URL: 'https://env.example.com/hc/' },
     });
     const c2 = await newCheck(b.url, p.api_key, { name: 'two' });
@@ -235,7 +222,7 @@ describe('flags win over env vars, env vars over defaults', () => {
 
   it('--api-rate-limit / CHECKD_API_RATE_LIMIT', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
+    const p = await createProjectCli(dir);
     const burst = async (url: string) => {
       const out: number[] = [];
       for (let i = 0; i < 5; i++) out.push((await api(url, '/api/v3/checks/', { key: p.api_key })).status);
@@ -249,7 +236,7 @@ describe('flags win over env vars, env vars over defaults', () => {
 
   it('--ping-body-limit / CHECKD_PING_BODY_LIMIT', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
+    const p = await createProjectCli(dir);
     const storedLength = async (url: string) => {
       const c = await newCheck(url, p.api_key, { name: `b${++n}` });
       expect((await api(url, `/ping/${c.uuid}`, { rawBody: 'y'.repeat(100) })).status).toBe(200);
@@ -264,7 +251,7 @@ describe('flags win over env vars, env vars over defaults', () => {
 
   it('--badge-label / CHECKD_BADGE_LABEL, the label of the * badge (checkd by default)', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
+    const p = await createProjectCli(dir);
     const label = async (url: string) => {
       const map = (await api(url, '/api/v3/badges/', { key: p.api_key })).json.badges;
       const shields = new URL(map['*'].shields);
@@ -279,7 +266,7 @@ describe('flags win over env vars, env vars over defaults', () => {
 
   it('--trust-proxy / CHECKD_TRUST_PROXY (off by default)', async () => {
     const dir = fresh();
-    const p = await createProject(dir);
+    const p = await createProjectCli(dir);
     const remoteAddr = async (url: string) => {
       const c = await newCheck(url, p.api_key, { name: `t${++n}` });
       await api(url, `/ping/${c.uuid}`, { headers: { 'X-Forwarded-For': '203.0.113.7' } });
@@ -334,7 +321,7 @@ describe('bad flags and env values: exit 2, a message on stderr, nothing written
       const parent = fresh('parent');
       mkdirSync(parent);
       const dir = join(parent, 'data');
-      const r = await checkd(['serve', '--data-dir', dir, ...flags], { env });
+      const r = await runCli(['serve', '--data-dir', dir, ...flags], { env });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stdout).toBe('');
@@ -343,7 +330,7 @@ describe('bad flags and env values: exit 2, a message on stderr, nothing written
   }
 
   it('an empty --data-dir', async () => {
-    const r = await checkd(['serve', '--data-dir', '', ...PORT0]);
+    const r = await runCli(['serve', '--data-dir', '', ...PORT0]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--data-dir.*empty/);
   });
@@ -355,7 +342,7 @@ describe('unusable data dir: exit 2, a message on stderr, nothing written', () =
     mkdirSync(parent);
     writeFileSync(join(parent, 'file'), 'x');
     for (const dir of [join(parent, 'file', 'data'), join(parent, 'file', 'a', 'b')]) {
-      const r = await checkd(['serve', '--data-dir', dir, ...PORT0]);
+      const r = await runCli(['serve', '--data-dir', dir, ...PORT0]);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(/^checkd: data dir .* is not usable/);
       expect(r.stdout).toBe('');
@@ -365,7 +352,7 @@ describe('unusable data dir: exit 2, a message on stderr, nothing written', () =
 
   it('a path below /proc, where a recursive mkdir never returns: a plain error at once', async () => {
     for (const args of [['serve', ...PORT0], ['project', 'create', '--name', 'x']]) {
-      const r = await checkd([...args, '--data-dir', '/proc/checkd-no-such/data']);
+      const r = await runCli([...args, '--data-dir', '/proc/checkd-no-such/data']);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/^checkd: data dir \/proc\/checkd-no-such\/data is not usable: .*no such file or directory/);
     }
@@ -374,7 +361,7 @@ describe('unusable data dir: exit 2, a message on stderr, nothing written', () =
   it('a regular file', async () => {
     const file = fresh('file');
     writeFileSync(file, 'not a dir');
-    const r = await checkd(['serve', '--data-dir', file, ...PORT0]);
+    const r = await runCli(['serve', '--data-dir', file, ...PORT0]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/data dir .* is not usable: it exists and is not a directory/);
     expect(readFileSync(file, 'utf8')).toBe('not a dir');
@@ -385,7 +372,7 @@ describe('unusable data dir: exit 2, a message on stderr, nothing written', () =
     mkdirSync(dir);
     writeFileSync(join(dir, 'data.mdb'), Buffer.alloc(65536, 0x5a));
     const before = tree(dir);
-    const r = await checkd(['serve', '--data-dir', dir, ...PORT0]);
+    const r = await runCli(['serve', '--data-dir', dir, ...PORT0]);
     expect(r.signal).toBeNull();
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/not an LMDB data file/);
@@ -397,7 +384,7 @@ describe('unusable data dir: exit 2, a message on stderr, nothing written', () =
     mkdirSync(parent);
     writeFileSync(join(parent, 'file'), 'x');
     for (const args of [['project', 'create', '--name', 'x'], ['project', 'list']]) {
-      const r = await checkd([...args, '--data-dir', join(parent, 'file', 'data')]);
+      const r = await runCli([...args, '--data-dir', join(parent, 'file', 'data')]);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/data dir .* is not usable/);
       expect(tree(parent)).toEqual(['file 1']);
@@ -406,28 +393,22 @@ describe('unusable data dir: exit 2, a message on stderr, nothing written', () =
 });
 
 describe('a port that is taken: start-up fails clearly', () => {
-  let blocker: Server;
-  let port = 0;
-
-  afterEach(async () => {
-    if (blocker?.listening) {
-      blocker.close();
-      await once(blocker, 'close');
-    }
-  });
-
+  /** A port held by another listener until the test finishes. */
   async function block(): Promise<number> {
-    blocker = createServer();
+    const blocker = createServer();
     blocker.listen(0, '127.0.0.1');
     await once(blocker, 'listening');
-    port = (blocker.address() as { port: number }).port;
-    return port;
+    onTestFinished(async () => {
+      blocker.close();
+      await once(blocker, 'close');
+    });
+    return (blocker.address() as { port: number }).port;
   }
 
   it('HTTP port in use: non-zero exit, message naming the address, no ready line', async () => {
     const p = await block();
     const dir = fresh();
-    const r = await checkd(['serve', '--data-dir', dir, '--listen', `127.0.0.1:${p}`, '--grpc-listen', '127.0.0.1:0']);
+    const r = await runCli(['serve', '--data-dir', dir, '--listen', `127.0.0.1:${p}`, '--grpc-listen', '127.0.0.1:0']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`checkd: cannot listen for HTTP on 127.0.0.1:${p}: address already in use`);
     expect(r.stdout).not.toMatch(/checkd ready/);
@@ -437,18 +418,18 @@ describe('a port that is taken: start-up fails clearly', () => {
 
   it('an address this machine does not have: exit 1, said so, nothing written', async () => {
     const existing = fresh();
-    await createProject(existing);
+    await createProjectCli(existing);
     const before = readFileSync(join(existing, 'data.mdb'));
     for (const [flags, what] of [
       [['--listen', '192.0.2.1:18080', '--grpc-listen', '127.0.0.1:0'], 'HTTP on 192.0.2.1:18080'],
       [['--listen', '127.0.0.1:0', '--grpc-listen', '192.0.2.1:18081'], 'gRPC on 192.0.2.1:18081'],
     ] as const) {
       const dir = fresh();
-      const r = await checkd(['serve', '--data-dir', dir, ...flags]);
+      const r = await runCli(['serve', '--data-dir', dir, ...flags]);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toContain(`checkd: cannot listen for ${what}: address not available on this machine`);
       expect(existsSync(dir)).toBe(false);
-      expect((await checkd(['serve', '--data-dir', existing, ...flags])).code).toBe(1);
+      expect((await runCli(['serve', '--data-dir', existing, ...flags])).code).toBe(1);
       expect(readFileSync(join(existing, 'data.mdb')).equals(before)).toBe(true);
     }
   });
@@ -456,7 +437,7 @@ describe('a port that is taken: start-up fails clearly', () => {
   it('gRPC port in use: non-zero exit, message naming the address, no ready line', async () => {
     const p = await block();
     const dir = fresh();
-    const r = await checkd(['serve', '--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', `127.0.0.1:${p}`]);
+    const r = await runCli(['serve', '--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', `127.0.0.1:${p}`]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`checkd: cannot listen for gRPC on 127.0.0.1:${p}: address already in use`);
     expect(r.stdout).not.toMatch(/checkd ready/);
@@ -471,36 +452,33 @@ describe('a port that is taken: start-up fails clearly', () => {
   it("a second daemon on the same unix socket fails and leaves the first one's socket alone", async () => {
     const sock = `${fresh()}.sock`;
     const dirA = fresh();
-    const p = await createProject(dirA);
-    const a = await serve(['--data-dir', dirA, '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
-    const r = await checkd(['serve', '--data-dir', fresh(), '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
+    const p = await createProjectCli(dirA);
+    const a = await startChild(['--data-dir', dirA, '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
+    const r = await runCli(['serve', '--data-dir', fresh(), '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`checkd: cannot listen for gRPC on unix:${sock}: address already in use`);
     expect(r.stdout).not.toMatch(/checkd ready/);
     // The first daemon still answers on its socket.
     const client = connect(`unix:${sock}`);
-    try {
-      expect(await rpc(client, 'GetProject', {}, p.api_key)).toMatchObject({ name: 'p' });
-    } finally {
-      client.close();
-    }
+    expect(await rpc(client, 'GetProject', {}, p.api_key)).toMatchObject({ name: 'p' });
+    client.close();
     expect((await a.stop()).code).toBe(0);
   });
 
   it('a stale socket file left by a killed daemon is replaced', async () => {
     const sock = `${fresh()}.sock`;
-    const a = await serve(['--data-dir', fresh(), '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
+    const a = await startChild(['--data-dir', fresh(), '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
     expect((await a.stop('SIGKILL')).signal).toBe('SIGKILL');
     expect(lstatSync(sock).isSocket()).toBe(true);
-    const b = await serve(['--data-dir', fresh(), '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
+    const b = await startChild(['--data-dir', fresh(), '--listen', '127.0.0.1:0', '--grpc-listen', `unix:${sock}`]);
     expect(b.grpc).toBe(`unix:${sock}`);
     expect((await b.stop()).code).toBe(0);
   });
 
   it('a second daemon on the same addresses fails while the first keeps serving', async () => {
     const dir = fresh();
-    const a = await serve(['--data-dir', dir, ...PORT0]);
-    const r = await checkd(['serve', '--data-dir', dir, '--listen', `127.0.0.1:${a.httpPort}`, '--grpc-listen', '127.0.0.1:0']);
+    const a = await startChild(['--data-dir', dir, ...PORT0]);
+    const r = await runCli(['serve', '--data-dir', dir, '--listen', `127.0.0.1:${a.httpPort}`, '--grpc-listen', '127.0.0.1:0']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('address already in use');
     expect((await api(a.url, '/api/v3/status/')).text).toBe('OK');

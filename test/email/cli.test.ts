@@ -6,34 +6,32 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, createProjectCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
-import { checkd, tree } from '../cli/support.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createProjectCli, PORT0, runCli, startChild } from '../helpers/child.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { api } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
+import { tree } from '../cli/support.js';
 import { startHttpReceiver, type HttpReceiver } from '../notify/support.js';
 import { cronMessage, refusalOf, sendRaw } from './support.js';
 
-const data = tempDir('checkd-email-cli-');
-let n = 0;
-const fresh = () => join(data.path, `d${n++}`);
-const PORT0 = ['--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'];
-
-let daemon: ChildDaemon | undefined;
-afterEach(async () => {
-  await daemon?.stop();
-  daemon = undefined;
+let data = '';
+setupSuite(() => {
+  data = tempDir('checkd-email-cli-');
 });
-afterAll(() => data.cleanup());
+let n = 0;
+const fresh = () => join(data, `d${n++}`);
 
 describe('settings', () => {
   it('off by default: the ready line has no smtp= part', async () => {
-    daemon = await startChild(['--data-dir', fresh(), ...PORT0]);
-    expect(daemon.stdout).toEqual([expect.stringMatching(/^checkd ready http=\S+ grpc=\S+$/)]);
+    const daemon = await startChild(['--data-dir', fresh(), ...PORT0]);
+    expect(daemon.stdoutLines).toEqual([expect.stringMatching(/^checkd ready http=\S+ grpc=\S+$/)]);
     expect(daemon.smtp).toBeUndefined();
   });
 
   it('--smtp-listen: the ready line ends in smtp=HOST:PORT with the port bound, which speaks SMTP', async () => {
-    daemon = await startChild(['--data-dir', fresh(), ...PORT0, '--smtp-listen', '127.0.0.1:0']);
-    expect(daemon.stdout).toEqual([expect.stringMatching(/^checkd ready http=127\.0\.0\.1:\d+ grpc=127\.0\.0\.1:\d+ smtp=127\.0\.0\.1:\d+$/)]);
+    const daemon = await startChild(['--data-dir', fresh(), ...PORT0, '--smtp-listen', '127.0.0.1:0']);
+    expect(daemon.stdoutLines).toEqual([expect.stringMatching(/^checkd ready http=127\.0\.0\.1:\d+ grpc=127\.0\.0\.1:\d+ smtp=127\.0\.0\.1:\d+$/)]);
     expect(daemon.smtp).not.toBe('127.0.0.1:0');
     // The domain is the base URL's host by default (http://localhost:8000): other domains are refused.
     const refused = await refusalOf(sendRaw(daemon.smtp!, 'a@b', ['00000000-0000-4000-8000-000000000001@example.org'], cronMessage({ to: 'x', body: 'x' })));
@@ -43,14 +41,13 @@ describe('settings', () => {
   });
 
   it('CHECKD_SMTP_LISTEN and CHECKD_PING_EMAIL_DOMAIN; the flags win over them', async () => {
-    daemon = await startChild(['--data-dir', fresh(), ...PORT0], { CHECKD_SMTP_LISTEN: '127.0.0.1:0', CHECKD_PING_EMAIL_DOMAIN: 'Env.Example' });
+    let daemon = await startChild(['--data-dir', fresh(), ...PORT0], { env: { CHECKD_SMTP_LISTEN: '127.0.0.1:0', CHECKD_PING_EMAIL_DOMAIN: 'Env.Example' } });
     expect(daemon.smtp).toMatch(/^127\.0\.0\.1:\d+$/);
     const to = '00000000-0000-4000-8000-000000000001@env.example';
     expect((await sendRaw(daemon.smtp!, 'a@b', [to], cronMessage({ to, body: 'x' }))).response).toBe('250 OK');
     await daemon.stop();
     daemon = await startChild(['--data-dir', fresh(), ...PORT0, '--smtp-listen', '127.0.0.1:0', '--ping-email-domain', 'flag.example'], {
-      CHECKD_SMTP_LISTEN: 'bad',
-      CHECKD_PING_EMAIL_DOMAIN: 'env.example',
+      env: { CHECKD_SMTP_LISTEN: 'bad', CHECKD_PING_EMAIL_DOMAIN: 'env.example' },
     });
     const refused = await refusalOf(sendRaw(daemon.smtp!, 'a@b', [to], cronMessage({ to, body: 'x' })));
     expect(refused.response).toBe('550 5.1.1 Recipient rejected');
@@ -71,7 +68,7 @@ describe('settings', () => {
     it(`refused: ${name} (exit 2, nothing written)`, async () => {
       const parent = fresh();
       mkdirSync(parent);
-      const r = await checkd(['serve', '--data-dir', join(parent, 'data'), ...PORT0, ...flags], { env });
+      const r = await runCli(['serve', '--data-dir', join(parent, 'data'), ...PORT0, ...flags], { env });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stdout).toBe('');
@@ -83,22 +80,18 @@ describe('settings', () => {
     const blocker: Server = createServer();
     blocker.listen(0, '127.0.0.1');
     await once(blocker, 'listening');
+    onTestFinished(() => new Promise<void>((r) => blocker.close(() => r())));
     const port = (blocker.address() as { port: number }).port;
-    try {
-      const dir = fresh();
-      const r = await checkd(['serve', '--data-dir', dir, ...PORT0, '--smtp-listen', `127.0.0.1:${port}`]);
-      expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toContain(`checkd: cannot listen for SMTP on 127.0.0.1:${port}: address already in use`);
-      expect(r.stdout).not.toMatch(/checkd ready/);
-      expect(existsSync(dir)).toBe(false);
-    } finally {
-      blocker.close();
-      await once(blocker, 'close');
-    }
+    const dir = fresh();
+    const r = await runCli(['serve', '--data-dir', dir, ...PORT0, '--smtp-listen', `127.0.0.1:${port}`]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(`checkd: cannot listen for SMTP on 127.0.0.1:${port}: address already in use`);
+    expect(r.stdout).not.toMatch(/checkd ready/);
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('serve --help lists the three settings with their env vars', async () => {
-    const r = await checkd(['serve', '--help']);
+    const r = await runCli(['serve', '--help']);
     expect(r.stdout).toMatch(/--smtp-listen <host:port>[\s\S]*CHECKD_SMTP_LISTEN/);
     expect(r.stdout).toMatch(/--ping-email-domain <domain>[\s\S]*CHECKD_PING_EMAIL_DOMAIN, default host of\s+--base-url/);
     expect(r.stdout).toMatch(/--smtp-message-limit <bytes>[\s\S]*CHECKD_SMTP_MESSAGE_LIMIT, default 5000000/);
@@ -107,17 +100,14 @@ describe('settings', () => {
 
 describe('end to end', () => {
   let rx: HttpReceiver;
-  beforeAll(async () => {
+  setupSuite(async () => {
     rx = await startHttpReceiver();
-  });
-  afterAll(async () => {
-    await rx?.close();
   });
 
   it("cron's MAILTO with a failure keyword: the check goes down and the webhook gets the down notification", async () => {
     const dir = fresh();
     const project = await createProjectCli(dir, 'cron jobs');
-    const hook = await checkd([
+    const hook = await runCli([
       'channel',
       'create',
       '--project',
@@ -131,8 +121,8 @@ describe('end to end', () => {
       '--json',
     ]);
     expect(hook.code, hook.stderr).toBe(0);
-    daemon = await startChild(['--data-dir', dir, ...PORT0, '--smtp-listen', '127.0.0.1:0', '--base-url', 'https://checkd.example.org'], {
-      CHECKD_NOTIFY_RETRY_BASE_MS: '100',
+    const daemon = await startChild(['--data-dir', dir, ...PORT0, '--smtp-listen', '127.0.0.1:0', '--base-url', 'https://checkd.example.org'], {
+      env: { CHECKD_NOTIFY_RETRY_BASE_MS: '100' },
     });
     const created = await api(daemon.url, '/api/v3/checks/', {
       key: project.api_key,

@@ -3,28 +3,26 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, CHECKD_BIN, createProjectCli, freePort, startChild, tempDir, type ChildDaemon, type CreatedProject } from '../helpers/daemon.js';
-import { childEnv } from '../cli/support.js';
+import { describe, expect, it } from 'vitest';
+import { childEnv, createProjectCli, PORT0, startChild, type ChildDaemon, type CreatedProject } from '../helpers/child.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { api, freePort } from '../helpers/http.js';
+import { CHECKD_BIN } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
 import { parseSendmailArgs } from '../../daemon/cli/sendmail.js';
 import { cronMessage } from './support.js';
 
 const DOMAIN = 'pings.example.org';
-const data = tempDir('checkd-sendmail-');
 let daemon: ChildDaemon;
 let project: CreatedProject;
 let uuid: string;
 
-beforeAll(async () => {
-  project = await createProjectCli(data.path, 'cron');
-  daemon = await startChild(['--data-dir', data.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--smtp-listen', '127.0.0.1:0', '--ping-email-domain', DOMAIN]);
+setupSuite(async () => {
+  const data = tempDir('checkd-sendmail-');
+  project = await createProjectCli(data, 'cron');
+  daemon = await startChild(['--data-dir', data, ...PORT0, '--smtp-listen', '127.0.0.1:0', '--ping-email-domain', DOMAIN]);
   const created = await api(daemon.url, '/api/v3/checks/', { key: project.api_key, body: { name: 'nightly', slug: 'nightly' } });
   uuid = created.json.ping_url.split('/').pop();
-});
-
-afterAll(async () => {
-  await daemon?.stop();
-  data.cleanup();
 });
 
 async function sendmail(args: string[], input: string, env: NodeJS.ProcessEnv = {}) {

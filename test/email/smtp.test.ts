@@ -4,9 +4,10 @@
 // the size limit, and no 250 while the disk refuses writes.
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, createCheck, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
-import { createLogger } from '../../daemon/shared/log.js';
+import { describe, expect, it } from 'vitest';
+import { onCleanup, setupSuite } from '../helpers/cleanup.js';
+import { api, createCheck } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
 import { COMMIT_FAILED_MESSAGE } from '../../daemon/store/write-failure.js';
 import { cronMessage, message, refusalOf, sendRaw } from './support.js';
 
@@ -16,7 +17,7 @@ let d: InProcessDaemon;
 let p: TestProject;
 let smtp: string;
 
-beforeAll(async () => {
+setupSuite(async () => {
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
       logLines.push(...chunk.toString().split('\n').filter(Boolean));
@@ -24,13 +25,9 @@ beforeAll(async () => {
     },
   });
   // The domain is not given: it is the host of the base URL, http://checkd.test.
-  d = await startInProcess({ smtpListen: { host: '127.0.0.1', port: 0 }, logger: createLogger('info', sink) });
+  d = await startInProcess({ smtpListen: { host: '127.0.0.1', port: 0 }, log: { level: 'info', to: sink } });
   smtp = d.daemon.smtpAddress!;
   p = await d.createProject({ checkLimit: 1000 });
-});
-
-afterAll(async () => {
-  await d?.stop();
 });
 
 async function check(body: Record<string, unknown> = {}): Promise<{ uuid: string; slug: string }> {
@@ -266,6 +263,7 @@ function rawSession(address: string) {
   let received = '';
   socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
   socket.on('error', () => {});
+  onCleanup(() => socket.destroy());
   return {
     socket,
     write: (line: string) => socket.write(`${line}\r\n`),
@@ -280,21 +278,18 @@ describe('limits and durability', () => {
   it('a session cut off in the middle of a message records nothing', async () => {
     const { uuid } = await check();
     const s = rawSession(smtp);
-    try {
-      await s.waitFor(/^220 /m);
-      s.write('EHLO client.test');
-      await s.waitFor(/^250 /m);
-      s.write('MAIL FROM:<cron@h>');
-      s.write(`RCPT TO:<${uuid}@${DOMAIN}>`);
-      s.write('DATA');
-      await s.waitFor(/^354 /m);
-      s.write('Subject: half a message');
-      s.write('');
-      s.write('the job printed this and then');
-      await new Promise((r) => setTimeout(r, 200));
-    } finally {
-      s.socket.destroy();
-    }
+    await s.waitFor(/^220 /m);
+    s.write('EHLO client.test');
+    await s.waitFor(/^250 /m);
+    s.write('MAIL FROM:<cron@h>');
+    s.write(`RCPT TO:<${uuid}@${DOMAIN}>`);
+    s.write('DATA');
+    await s.waitFor(/^354 /m);
+    s.write('Subject: half a message');
+    s.write('');
+    s.write('the job printed this and then');
+    await new Promise((r) => setTimeout(r, 200));
+    s.socket.destroy();
     await new Promise((r) => setTimeout(r, 300));
     expect(await pings(uuid)).toEqual([]);
     // The listener goes on serving.
@@ -305,44 +300,36 @@ describe('limits and durability', () => {
   it('shutdown does not wait for a session between messages: it gets 421 at once', async () => {
     const other = await startInProcess({ smtpListen: { host: '127.0.0.1', port: 0 } });
     const s = rawSession(other.daemon.smtpAddress!);
-    try {
-      await s.waitFor(/^220 /m);
-      s.write('EHLO client.test');
-      await s.waitFor(/^250 /m);
-      const started = performance.now();
-      await other.stop();
-      // Well under the 10 s a session in the middle of a message would get.
-      expect(performance.now() - started).toBeLessThan(5000);
-      await s.waitFor(/^421 4\.3\.2 /m);
-    } finally {
-      s.socket.destroy();
-    }
+    await s.waitFor(/^220 /m);
+    s.write('EHLO client.test');
+    await s.waitFor(/^250 /m);
+    const started = performance.now();
+    await other.stop();
+    // Well under the 10 s a session in the middle of a message would get.
+    expect(performance.now() - started).toBeLessThan(5000);
+    await s.waitFor(/^421 4\.3\.2 /m);
   });
 
   it('a message over the size limit gets 552 and records nothing; one within it goes through', async () => {
     const small = await startInProcess({ smtpListen: { host: '127.0.0.1', port: 0 }, pingEmailDomain: 'pings.example.org', smtpMessageLimit: 4000 });
-    try {
-      const sp = await small.createProject();
-      const c = await createCheck(small.url, sp.apiKey, { name: 'big' });
-      const uuid = c.ping_url.split('/').pop();
-      const to = `${uuid}@pings.example.org`;
-      const big = cronMessage({ to, body: 'x'.repeat(5000) });
-      const refused = await refusalOf(sendRaw(small.daemon.smtpAddress!, 'cron@h', [to], big));
-      expect(refused.responseCode).toBe(552);
-      expect(refused.response).toMatch(/^552 /);
-      const fits = cronMessage({ to, body: 'y'.repeat(3000) });
-      expect((await sendRaw(small.daemon.smtpAddress!, 'cron@h', [to], fits)).response).toBe('250 OK');
-      const list = (await api(small.url, `/api/v3/checks/${uuid}/pings/`, { key: sp.apiKey })).json.pings;
-      expect(list).toHaveLength(1);
-      // The ping body keeps the configured 10000 bytes of the message: all of it here.
-      const body = await api(small.url, new URL(list[0].body_url).pathname, { key: sp.apiKey });
-      expect(body.text).toBe(fits);
-      // The explicit domain replaces the base URL's host.
-      const other = await refusalOf(sendRaw(small.daemon.smtpAddress!, 'cron@h', [`${uuid}@checkd.test`], fits));
-      expect(other.response).toBe('550 5.1.1 Recipient rejected');
-    } finally {
-      await small.stop();
-    }
+    const sp = await small.createProject();
+    const c = await createCheck(small.url, sp.apiKey, { name: 'big' });
+    const uuid = c.ping_url.split('/').pop();
+    const to = `${uuid}@pings.example.org`;
+    const big = cronMessage({ to, body: 'x'.repeat(5000) });
+    const refused = await refusalOf(sendRaw(small.daemon.smtpAddress!, 'cron@h', [to], big));
+    expect(refused.responseCode).toBe(552);
+    expect(refused.response).toMatch(/^552 /);
+    const fits = cronMessage({ to, body: 'y'.repeat(3000) });
+    expect((await sendRaw(small.daemon.smtpAddress!, 'cron@h', [to], fits)).response).toBe('250 OK');
+    const list = (await api(small.url, `/api/v3/checks/${uuid}/pings/`, { key: sp.apiKey })).json.pings;
+    expect(list).toHaveLength(1);
+    // The ping body keeps the configured 10000 bytes of the message: all of it here.
+    const body = await api(small.url, new URL(list[0].body_url).pathname, { key: sp.apiKey });
+    expect(body.text).toBe(fits);
+    // The explicit domain replaces the base URL's host.
+    const other = await refusalOf(sendRaw(small.daemon.smtpAddress!, 'cron@h', [`${uuid}@checkd.test`], fits));
+    expect(other.response).toBe('550 5.1.1 Recipient rejected');
   });
 
   it('the stored body is the message cut to the ping body limit', async () => {

@@ -3,38 +3,31 @@
 // falls WATCH_LAG_LIMIT revisions behind is ended with RESOURCE_EXHAUSTED and
 // can resume from the last revision it received. No timings are asserted here:
 // the figures live in bench/watch.ts.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { appendEvent } from '../../daemon/store/events.js';
 import { WATCH_LAG_LIMIT } from '../../daemon/grpc/watch.js';
-import { connect, createCheck, logRevisions, revisions, rpc, Watcher, type CheckdClient } from './support.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { createCheck } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
+import { connect, logRevisions, revisions, rpc, Watcher } from './support.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 
 let d: InProcessDaemon;
-const clients: CheckdClient[] = [];
-const watchers: Watcher[] = [];
 
 /** A watcher on its own connection, so a stalled one cannot share a window with a reading one. */
 function watcher(key: string, since = 0, paused = false): Watcher {
-  const client = connect(d.daemon.grpcAddress);
-  clients.push(client);
-  const w = new Watcher(client, key, since, { paused });
-  watchers.push(w);
-  return w;
+  return new Watcher(connect(d.daemon.grpcAddress), key, since, { paused });
 }
 
-beforeAll(async () => {
+setupSuite(async () => {
   d = await startInProcess();
 });
 
-afterEach(async () => {
-  for (const w of watchers.splice(0)) w.cancel();
-  for (const c of clients.splice(0)) c.close();
-  await vi.waitFor(() => expect(d.daemon.hub.size).toBe(0), { timeout: 10_000 });
-});
-
-afterAll(async () => {
-  await d?.stop();
+// Registered before the test starts its watchers, so it runs after they are cancelled and closed.
+beforeEach(() => {
+  onTestFinished(async () => {
+    await vi.waitFor(() => expect(d.daemon.hub.size).toBe(0), { timeout: 10_000 });
+  });
 });
 
 /** Let the daemon's event tail hand everything committed so far to the watchers. */
@@ -84,7 +77,6 @@ describe('a watcher that stops reading', () => {
     expect(stalled.events.length).toBe(0);
     // Unary calls go on meanwhile.
     const unaryClient = connect(d.daemon.grpcAddress);
-    clients.push(unaryClient);
     const listed = await rpc(unaryClient, 'ListChecks', {}, p.apiKey);
     expect(listed.checks).toHaveLength(checks.length);
 

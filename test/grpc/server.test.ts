@@ -6,25 +6,25 @@ import { dirname, join } from 'node:path';
 import { existsSync, lstatSync, writeFileSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { service as healthService } from 'grpc-health-check';
-import { REPO_ROOT, startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { PROTO_FILE, SERVICE_NAME } from '../../proto/checkd.js';
 import { FileDescriptorProto } from 'protobufjs/ext/descriptor/index.js';
-import { connect, createCheck, rpc, Watcher } from './support.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { createCheck } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
+import { tempDir } from '../helpers/temp.js';
+import { connect, rpc, Watcher } from './support.js';
 
 let d: InProcessDaemon;
 let p: TestProject;
 
-beforeAll(async () => {
+setupSuite(async () => {
   d = await startInProcess();
   p = await d.createProject();
-});
-
-afterAll(async () => {
-  await d?.stop();
 });
 
 type HealthClient = grpc.Client & {
@@ -43,14 +43,11 @@ function healthCheck(c: HealthClient, service: string): Promise<{ status: string
 describe('grpc.health.v1.Health', () => {
   it('reports SERVING for the server and for checkd.v1.Checkd (no API key needed), NOT_FOUND for others', async () => {
     const c = healthClient(d.daemon.grpcAddress);
-    try {
-      expect(await healthCheck(c, '')).toEqual({ status: 'SERVING' });
-      expect(await healthCheck(c, SERVICE_NAME)).toEqual({ status: 'SERVING' });
-      const err = (await healthCheck(c, 'checkd.v9.Nope').catch((e: unknown) => e)) as grpc.ServiceError;
-      expect(err.code).toBe(grpc.status.NOT_FOUND);
-    } finally {
-      c.close();
-    }
+    onTestFinished(() => c.close());
+    expect(await healthCheck(c, '')).toEqual({ status: 'SERVING' });
+    expect(await healthCheck(c, SERVICE_NAME)).toEqual({ status: 'SERVING' });
+    const err = (await healthCheck(c, 'checkd.v9.Nope').catch((e: unknown) => e)) as grpc.ServiceError;
+    expect(err.code).toBe(grpc.status.NOT_FOUND);
   });
 });
 
@@ -88,21 +85,18 @@ describe('server reflection', () => {
   for (const version of ['v1', 'v1alpha'] as const) {
     it(`${version}: lists checkd.v1.Checkd and serves its file descriptor`, async () => {
       const c = reflectionClient(d.daemon.grpcAddress, version);
-      try {
-        const listed = await reflect(c, { list_services: '' });
-        const names = listed.list_services_response.service.map((s: { name: string }) => s.name);
-        expect(names).toContain(SERVICE_NAME);
+      onTestFinished(() => c.close());
+      const listed = await reflect(c, { list_services: '' });
+      const names = listed.list_services_response.service.map((s: { name: string }) => s.name);
+      expect(names).toContain(SERVICE_NAME);
 
-        const file = await reflect(c, { file_containing_symbol: SERVICE_NAME });
-        const descriptors: Buffer[] = file.file_descriptor_response.file_descriptor_proto;
-        expect(descriptors.length).toBeGreaterThan(0);
-        // Serialized FileDescriptorProtos (file names are synthesized by @grpc/reflection).
-        const text = Buffer.concat(descriptors).toString('latin1');
-        for (const name of ['checkd.v1', 'Checkd', 'Watch', 'WatchEvent', 'since_revision', 'EVENT_TYPE_HEARTBEAT']) {
-          expect(text).toContain(name);
-        }
-      } finally {
-        c.close();
+      const file = await reflect(c, { file_containing_symbol: SERVICE_NAME });
+      const descriptors: Buffer[] = file.file_descriptor_response.file_descriptor_proto;
+      expect(descriptors.length).toBeGreaterThan(0);
+      // Serialized FileDescriptorProtos (file names are synthesized by @grpc/reflection).
+      const text = Buffer.concat(descriptors).toString('latin1');
+      for (const name of ['checkd.v1', 'Checkd', 'Watch', 'WatchEvent', 'since_revision', 'EVENT_TYPE_HEARTBEAT']) {
+        expect(text).toContain(name);
       }
     });
 
@@ -152,17 +146,13 @@ describe('connections', () => {
         if (watching) follow(channel.getConnectivityState(false));
       });
     };
+    onTestFinished(() => void (watching = false));
     follow(channel.getConnectivityState(false));
-    try {
-      for (let i = 0; i < 4; i++) {
-        await rpc(client, 'GetProject', {}, p.apiKey);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(states).toEqual(['IDLE', 'CONNECTING', 'READY']);
-    } finally {
-      watching = false;
-      client.close();
+    for (let i = 0; i < 4; i++) {
+      await rpc(client, 'GetProject', {}, p.apiKey);
+      await new Promise((r) => setTimeout(r, 100));
     }
+    expect(states).toEqual(['IDLE', 'CONNECTING', 'READY']);
   });
 });
 
@@ -180,49 +170,36 @@ async function staleSocket(path: string): Promise<void> {
 describe('unix socket', () => {
   it('serves the same API on unix:/path, also over a stale socket file of a killed process', async () => {
     const dir = tempDir('checkd-sock-');
-    const sock = join(dir.path, 'grpc.sock');
-    try {
-      for (let round = 0; round < 2; round++) {
-        if (round === 1) await staleSocket(sock);
-        const u = await startInProcess({ grpcListen: `unix:${sock}`, dataDir: join(dir.path, 'data') });
-        try {
-          expect(u.daemon.grpcAddress).toBe(`unix:${sock}`);
-          expect(existsSync(sock)).toBe(true);
-          const proj = round === 0 ? await u.createProject({ name: 'over-unix' }) : null;
-          const key = proj?.apiKey ?? readFileSync(join(dir.path, 'key'), 'utf8');
-          if (proj) writeFileSync(join(dir.path, 'key'), proj.apiKey);
-          const client = connect(u.daemon.grpcAddress);
-          try {
-            expect(await rpc(client, 'GetProject', {}, key)).toMatchObject({ name: 'over-unix' });
-            if (round === 0) await createCheck(u.url, key, { name: 'via-http' });
-            const w = new Watcher(client, key);
-            await w.until(() => w.events.length >= 1, 'the snapshot');
-            expect(w.events[0]!.checks.map((c) => c.name)).toEqual(['via-http']);
-            w.cancel();
-            const health = healthClient(u.daemon.grpcAddress);
-            expect(await healthCheck(health, SERVICE_NAME)).toEqual({ status: 'SERVING' });
-            health.close();
-          } finally {
-            client.close();
-          }
-        } finally {
-          await u.stop();
-        }
-      }
-    } finally {
-      dir.cleanup();
+    const sock = join(dir, 'grpc.sock');
+    for (let round = 0; round < 2; round++) {
+      if (round === 1) await staleSocket(sock);
+      const u = await startInProcess({ grpcListen: `unix:${sock}`, dataDir: join(dir, 'data') });
+      expect(u.daemon.grpcAddress).toBe(`unix:${sock}`);
+      expect(existsSync(sock)).toBe(true);
+      const proj = round === 0 ? await u.createProject({ name: 'over-unix' }) : null;
+      const key = proj?.apiKey ?? readFileSync(join(dir, 'key'), 'utf8');
+      if (proj) writeFileSync(join(dir, 'key'), proj.apiKey);
+      const client = connect(u.daemon.grpcAddress);
+      expect(await rpc(client, 'GetProject', {}, key)).toMatchObject({ name: 'over-unix' });
+      if (round === 0) await createCheck(u.url, key, { name: 'via-http' });
+      const w = new Watcher(client, key);
+      await w.until(() => w.events.length >= 1, 'the snapshot');
+      expect(w.events[0]!.checks.map((c) => c.name)).toEqual(['via-http']);
+      w.cancel();
+      const health = healthClient(u.daemon.grpcAddress);
+      expect(await healthCheck(health, SERVICE_NAME)).toEqual({ status: 'SERVING' });
+      health.close();
+      // The next round binds the same socket path.
+      client.close();
+      await u.stop();
     }
   });
 
   it('refuses to replace a path that is not a socket', async () => {
     const dir = tempDir('checkd-sock-');
-    const path = join(dir.path, 'not-a-socket');
+    const path = join(dir, 'not-a-socket');
     writeFileSync(path, 'precious');
-    try {
-      await expect(startInProcess({ grpcListen: `unix:${path}`, dataDir: join(dir.path, 'data') })).rejects.toThrow();
-      expect(readFileSync(path, 'utf8')).toBe('precious');
-    } finally {
-      dir.cleanup();
-    }
+    await expect(startInProcess({ grpcListen: `unix:${path}`, dataDir: join(dir, 'data') })).rejects.toThrow();
+    expect(readFileSync(path, 'utf8')).toBe('precious');
   });
 });

@@ -1,17 +1,17 @@
 // The unary calls of checkd.v1.Checkd against a real daemon: authentication by
 // `x-api-key` metadata, read-only keys, status codes, GetCheck's history.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
-import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { uniqueKeyOf } from '../../daemon/domain/ids.js';
-
-const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
-import { connect, createCheck, keyMetadata, ping, rpc, rpcError, Watcher, type CheckdClient } from './support.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { createCheck, MISSING_UUID, ping } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
 import { plantChecks } from '../helpers/store.js';
+import { connect, keyMetadata, rpc, rpcError, Watcher, type CheckdClient } from './support.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 import { PageTokens } from '../../daemon/grpc/page-token.js';
 
-const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
+const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const WRONG_KEY = 'x'.repeat(32);
 
 let d: InProcessDaemon;
@@ -19,16 +19,11 @@ let client: CheckdClient;
 let p: TestProject;
 let other: TestProject;
 
-beforeAll(async () => {
+setupSuite(async () => {
   d = await startInProcess();
   p = await d.createProject({ name: 'svc', checkLimit: 50, pingLogLimit: 100 });
   other = await d.createProject({ name: 'other' });
   client = connect(d.daemon.grpcAddress);
-});
-
-afterAll(async () => {
-  client?.close();
-  await d?.stop();
 });
 
 describe('authentication', () => {
@@ -186,9 +181,9 @@ describe('pause and resume', () => {
 describe('GetCheck', () => {
   it('returns the check with its recent pings and flips, newest first', async () => {
     const c = await createCheck(d.url, p.apiKey, { name: 'history', timeout: 3600, grace: 60 });
-    await ping(d.url, c.uuid, 'start');
+    await ping(d.url, `${c.uuid}/start`);
     await ping(d.url, c.uuid);
-    await ping(d.url, c.uuid, 'fail');
+    await ping(d.url, `${c.uuid}/fail`);
     const posted = await fetch(`${d.url}/ping/${c.uuid}/log`, { method: 'POST', body: 'hello', headers: { 'User-Agent': 'cron/1.0' } });
     expect(posted.status).toBe(200);
     await posted.text();
@@ -229,7 +224,7 @@ describe('GetCheck', () => {
 describe('a check’s history, a page at a time', () => {
   it('ListPings pages back from the newest, by before_n, until more is false; by unique_key too', async () => {
     const c = await createCheck(d.url, p.apiKey, { name: 'paged pings' });
-    for (let i = 0; i < 7; i++) await ping(d.url, c.uuid, i % 2 ? 'log' : '');
+    for (let i = 0; i < 7; i++) await ping(d.url, i % 2 ? `${c.uuid}/log` : c.uuid);
     const pages: number[][] = [];
     let before = 0;
     for (;;) {
@@ -257,7 +252,7 @@ describe('a check’s history, a page at a time', () => {
 
   it('ListFlips pages back from the newest, by before_revision', async () => {
     const c = await createCheck(d.url, p.apiKey, { name: 'paged flips' });
-    for (const suffix of ['', 'fail', '', 'fail', '']) await ping(d.url, c.uuid, suffix);
+    for (const suffix of ['', '/fail', '', '/fail', '']) await ping(d.url, `${c.uuid}${suffix}`);
     const all = await rpc(client, 'ListFlips', { id: c.uuid }, p.apiKey);
     expect(all.flips.map((f) => f.new_status)).toEqual(['up', 'down', 'up', 'down', 'up']);
     expect(all.more).toBe(false);
@@ -299,7 +294,7 @@ describe('a check’s history, a page at a time', () => {
     const c = await createCheck(d.url, p.apiKey, { name: 'went down' });
     await ping(d.url, c.uuid);
     expect((await rpc(client, 'GetCheck', { id: c.uuid }, p.apiKey)).check.down_since_ms).toBe(0);
-    await ping(d.url, c.uuid, 'fail');
+    await ping(d.url, `${c.uuid}/fail`);
     const detail = await rpc(client, 'GetCheck', { id: c.uuid }, p.apiKey);
     expect(detail.check.stored_status).toBe('down');
     expect(detail.check.down_since_ms).toBe(detail.flips[0]!.timestamp_ms);

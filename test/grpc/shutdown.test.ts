@@ -9,11 +9,15 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
-import { api, createProjectCli, startChild, startInProcess, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { createProjectCli, startChild } from '../helpers/child.js';
+import { onCleanup } from '../helpers/cleanup.js';
+import { api, createCheck, ping } from '../helpers/http.js';
+import { startInProcess } from '../helpers/in-process.js';
+import { tempDir } from '../helpers/temp.js';
 import { GRPC_SHUTDOWN_GRACE_MS } from '../../daemon/grpc/server.js';
-import { connect, createCheck, ping, Watcher } from './support.js';
+import { connect, Watcher } from './support.js';
 
 const CLIENT = join(import.meta.dirname, 'fixtures/stalled_client.py');
 /** systemd/checkd.service's TimeoutStopSec: the daemon must be gone well before. */
@@ -27,18 +31,13 @@ function pythonWithGrpc(): string {
   throw new Error('no python3 with grpcio: apt-get install -y python3-grpcio (.ci/run does)');
 }
 
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) {
-    c.kill('SIGCONT');
-    c.kill('SIGKILL');
-  }
-});
-
 /** Starts the Python client; resolves once it says it is connected. */
 async function pythonClient(address: string, key: string, mode: 'watch' | 'idle'): Promise<ChildProcess> {
   const proc = spawn(pythonWithGrpc(), [CLIENT, address, key, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(proc);
+  onCleanup(() => {
+    proc.kill('SIGCONT');
+    proc.kill('SIGKILL');
+  });
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const lines = createInterface({ input: proc.stdout! });
@@ -59,16 +58,10 @@ function unsentBytes(pid: number): number {
 }
 
 describe('SIGTERM with gRPC clients connected', () => {
-  const dir = tempDir('checkd-grpc-stop-');
-  let daemon: ChildDaemon | null = null;
-  afterAll(async () => {
-    await daemon?.stop('SIGKILL');
-    dir.cleanup();
-  });
-
   it('ends the daemon within its grace although a Watch client stopped reading and never closes', async () => {
-    const { api_key: key } = await createProjectCli(dir.path, 'stop', ['--check-limit', '100']);
-    daemon = await startChild(['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--api-rate-limit', '0']);
+    const dir = tempDir('checkd-grpc-stop-');
+    const { api_key: key } = await createProjectCli(dir, 'stop', ['--check-limit', '100']);
+    const daemon = await startChild(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--api-rate-limit', '0']);
     // Big checks make big events: each ping of one is ~20 KB on the Watch.
     const uuids: string[] = [];
     for (let i = 0; i < 20; i++) {
@@ -81,13 +74,13 @@ describe('SIGTERM with gRPC clients connected', () => {
     idle.kill('SIGSTOP');
     // Pings until the daemon holds bytes for the stopped client that cannot go out.
     for (let round = 0; round < 100 && unsentBytes(daemon.proc.pid!) < 256 * 1024; round++) {
-      await Promise.all(uuids.map((u) => fetch(`${daemon!.url}/ping/${u}`).then((r) => r.arrayBuffer())));
+      await Promise.all(uuids.map((u) => fetch(`${daemon.url}/ping/${u}`).then((r) => r.arrayBuffer())));
     }
     expect(unsentBytes(daemon.proc.pid!)).toBeGreaterThanOrEqual(256 * 1024);
 
     const t0 = Date.now();
     const code = await Promise.race([
-      daemon.stop('SIGTERM'),
+      daemon.stop('SIGTERM').then((exit) => exit.code),
       new Promise((r) => setTimeout(() => r('still running'), TIMEOUT_STOP_MS)),
     ]);
     const took = Date.now() - t0;
@@ -104,19 +97,15 @@ describe('a Watch when the daemon stops', () => {
     const p = await d.createProject();
     const { uuid } = await createCheck(d.url, p.apiKey, { name: 'w' });
     const client = connect(d.daemon.grpcAddress);
-    try {
-      const w = new Watcher(client, p.apiKey);
-      await w.until(() => w.events.length >= 1, 'the snapshot');
-      await ping(d.url, uuid);
-      await w.untilChanges(1);
-      const stopped = d.stop();
-      const err = await w.ending();
-      expect(err.code).toBe(grpc.status.UNAVAILABLE);
-      expect(err.details).toMatch(/shutting down/);
-      await stopped;
-    } finally {
-      client.close();
-    }
+    const w = new Watcher(client, p.apiKey);
+    await w.until(() => w.events.length >= 1, 'the snapshot');
+    await ping(d.url, uuid);
+    await w.untilChanges(1);
+    const stopped = d.stop();
+    const err = await w.ending();
+    expect(err.code).toBe(grpc.status.UNAVAILABLE);
+    expect(err.details).toMatch(/shutting down/);
+    await stopped;
   });
 
   it('with a resumed stream too, and a read-only key', async () => {
@@ -124,15 +113,11 @@ describe('a Watch when the daemon stops', () => {
     const p = await d.createProject();
     await createCheck(d.url, p.apiKey, { name: 'w' });
     const client = connect(d.daemon.grpcAddress);
-    try {
-      const w = new Watcher(client, p.apiKeyReadonly, d.daemon.store.revision());
-      // Headers come at once for a resumed stream; give it a moment to be registered.
-      await once(w.call, 'metadata');
-      const stopped = d.stop();
-      expect((await w.ending()).code).toBe(grpc.status.UNAVAILABLE);
-      await stopped;
-    } finally {
-      client.close();
-    }
+    const w = new Watcher(client, p.apiKeyReadonly, d.daemon.store.revision());
+    // Headers come at once for a resumed stream; give it a moment to be registered.
+    await once(w.call, 'metadata');
+    const stopped = d.stop();
+    expect((await w.ending()).code).toBe(grpc.status.UNAVAILABLE);
+    await stopped;
   });
 });

@@ -5,15 +5,13 @@
 // that goes away mid-snapshot stops the walk. watch.test.ts covers the same
 // over a real gRPC connection, where the timing cannot be held.
 import { EventEmitter } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { WatchHub } from '../../daemon/grpc/watch.js';
-import { Store } from '../../daemon/store/store.js';
 import type { WatchEventMsg } from '../../proto/messages.js';
-import { ManualClock, tempDir } from '../helpers/daemon.js';
-import { plantChecks, useCleanups } from '../helpers/store.js';
+import { ManualClock } from '../../daemon/shared/clock.js';
+import { openTempStore, plantChecks } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
-const cleanups = useCleanups();
 
 /** Records what the stream writes; `accept` says whether gRPC would take more. */
 class FakeCall extends EventEmitter {
@@ -34,14 +32,11 @@ class FakeCall extends EventEmitter {
 const settle = () => new Promise((r) => setTimeout(r, 20));
 
 async function setup(n: number) {
-  const dir = tempDir('checkd-parts-');
-  cleanups.push(() => dir.cleanup());
-  const store = Store.open(dir.path);
-  cleanups.push(() => store.close());
+  const { store } = openTempStore('checkd-parts-');
   const { project } = await store.createProject({ name: 'p', checkLimit: 10_000, pingLogLimit: 10 }, T0);
   const checks = await plantChecks(store, project.id, n, { createdAt: T0 });
   const hub = new WatchHub(store, new ManualClock(T0));
-  cleanups.push(() => hub.close());
+  onTestFinished(() => hub.close());
   return { store, project, checks, hub };
 }
 

@@ -1,6 +1,7 @@
 // Shared pieces of the gRPC acceptance suite: a typed client for checkd.v1
 // built from the same proto file the daemon serves, promise wrappers for the
-// unary calls, and a Watch recorder that tests can wait on. Not a test file.
+// unary calls, and a Watch recorder that tests can wait on. Clients and
+// watchers close at cleanup (helpers/cleanup.ts). Not a test file.
 import * as grpc from '@grpc/grpc-js';
 import { loadCheckdProto } from '../../proto/checkd.js';
 import type {
@@ -14,12 +15,11 @@ import type {
   ProjectMsg,
   WatchEventMsg,
 } from '../../proto/messages.js';
+import { onCleanup } from '../helpers/cleanup.js';
 import type { Store } from '../../daemon/store/store.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 
-export { createCheck, ping } from '../helpers/daemon.js';
 export type { CheckMsg, FlipMsg, PingMsg, ProjectMsg, WatchEventMsg };
-
 
 /** GetCheck as the tests read it: the check is always set. */
 export type CheckDetailMsg = Omit<WireCheckDetail, 'check'> & { check: CheckMsg };
@@ -41,12 +41,15 @@ export interface CheckdClient extends grpc.Client {
 /**
  * A client on its own connection: grpc-js shares connections between clients
  * with equal options, and tests about flow control need one per watcher.
+ * Closed at cleanup.
  */
 export function connect(address: string): CheckdClient {
   const { client } = loadCheckdProto();
-  return new client(address, grpc.credentials.createInsecure(), {
+  const c = new client(address, grpc.credentials.createInsecure(), {
     'grpc.use_local_subchannel_pool': 1,
   }) as unknown as CheckdClient;
+  onCleanup(() => c.close());
+  return c;
 }
 
 export function keyMetadata(key: string | null): grpc.Metadata {
@@ -83,8 +86,9 @@ export async function rpcError<M extends UnaryName>(
 }
 
 /**
- * Records one Watch stream. `paused` starts it without consuming: gRPC flow
- * control then stops the server once the client's buffers are full.
+ * Records one Watch stream, cancelled at cleanup. `paused` starts it without
+ * consuming: gRPC flow control then stops the server once the client's
+ * buffers are full.
  */
 export class Watcher {
   readonly events: WatchEventMsg[] = [];
@@ -109,6 +113,7 @@ export class Watcher {
       this.wake();
     });
     if (opts.paused) this.call.pause();
+    onCleanup(() => this.cancel());
   }
 
   /** Events other than the snapshot and heartbeats. */
@@ -203,10 +208,6 @@ export function revisions(events: WatchEventMsg[]): number[] {
 export function range(first: number, n: number): number[] {
   return Array.from({ length: n }, (_, i) => first + i);
 }
-
-// ---- HTTP side ------------------------------------------------------------
-
-
 
 /** Revisions of the project's check events in the durable log, after `after`. */
 export function logRevisions(store: Store, projectId: string, after = 0): number[] {

@@ -1,23 +1,15 @@
 // checkd.v1.Checkd/Watch against a real daemon (real LMDB, real ports): the
 // snapshot, live events in revision order, resuming from a revision, and the
 // end of a resume whose revision has left the log.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, ManualClock, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { ManualClock } from '../../daemon/shared/clock.js';
 import { EVENT_RETENTION } from '../../daemon/store/events.js';
 import { uniqueKeyOf } from '../../daemon/domain/ids.js';
-import {
-  connect,
-  createCheck,
-  logRevisions,
-  ping,
-  range,
-  revisions,
-  rpc,
-  types,
-  Watcher,
-  type CheckdClient,
-} from './support.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { api, createCheck, ping } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
 import { plantChecks } from '../helpers/store.js';
+import { connect, logRevisions, range, revisions, rpc, types, Watcher, type CheckdClient } from './support.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 
 const T0 = Date.UTC(2030, 0, 7, 9, 0, 0);
@@ -27,29 +19,18 @@ let clock: ManualClock;
 let client: CheckdClient;
 let p: TestProject;
 let other: TestProject;
-const open: Watcher[] = [];
 
+/** A Watch on the file's client (cancelled when the test finishes). */
 function watch(key: string, since = 0): Watcher {
-  const w = new Watcher(client, key, since);
-  open.push(w);
-  return w;
+  return new Watcher(client, key, since);
 }
 
-beforeAll(async () => {
+setupSuite(async () => {
   clock = new ManualClock(T0);
   d = await startInProcess({ clock });
   p = await d.createProject({ name: 'mine', checkLimit: 1000 });
   other = await d.createProject({ name: 'theirs', checkLimit: 1000 });
   client = connect(d.daemon.grpcAddress);
-});
-
-afterEach(() => {
-  for (const w of open.splice(0)) w.cancel();
-});
-
-afterAll(async () => {
-  client?.close();
-  await d?.stop();
 });
 
 describe('snapshot', () => {
@@ -144,7 +125,7 @@ describe('live events', () => {
 
     // A failure: ping and up→down.
     clock.advance(1000);
-    await ping(d.url, uuid, 'fail');
+    await ping(d.url, `${uuid}/fail`);
     await w.untilChanges(5);
 
     // Recovered: ping and down→up.
@@ -274,7 +255,7 @@ describe('live events', () => {
     const r = await fetch(`${d.url}/ping/${c.uuid}/4`, { method: 'POST', body: 'rsync: connection reset', headers: { 'User-Agent': 'cron-job/2' } });
     expect(r.status).toBe(200);
     await r.text();
-    await ping(d.url, c.uuid, 'log');
+    await ping(d.url, `${c.uuid}/log`);
     await w.until(() => w.changes.filter((e) => e.type === 'EVENT_TYPE_PING_RECEIVED').length >= 2, 'two pings');
     const events = w.changes.filter((e) => e.type === 'EVENT_TYPE_PING_RECEIVED' && e.check_id === c.uuid);
     const detail = await rpc(client, 'GetCheck', { id: c.uuid }, p.apiKey);
@@ -307,10 +288,10 @@ describe('resume from a revision', () => {
     const theirs = await createCheck(d.url, other.apiKey, { name: 'noise' });
     const b = await createCheck(d.url, project.apiKey, { name: 'b' });
     await ping(d.url, theirs.uuid);
-    await ping(d.url, b.uuid, 'fail');
-    await ping(d.url, a.uuid, 'start');
+    await ping(d.url, `${b.uuid}/fail`);
+    await ping(d.url, `${a.uuid}/start`);
     await rpc(client, 'PauseCheck', { id: a.uuid }, project.apiKey);
-    await ping(d.url, theirs.uuid, 'fail');
+    await ping(d.url, `${theirs.uuid}/fail`);
     const missed = logRevisions(d.daemon.store, project.id, seen);
     expect(missed.length).toBe(6);
 
@@ -332,7 +313,7 @@ describe('resume from a revision', () => {
   it('from the middle of what was missed starts right after that revision', async () => {
     const project = await d.createProject({ name: 'middle' });
     const a = await createCheck(d.url, project.apiKey, { name: 'a' });
-    for (let i = 0; i < 5; i++) await ping(d.url, a.uuid, i % 2 ? 'fail' : '');
+    for (let i = 0; i < 5; i++) await ping(d.url, i % 2 ? `${a.uuid}/fail` : a.uuid);
     const log = logRevisions(d.daemon.store, project.id);
     const from = log[3]!;
     const w = watch(project.apiKey, from);
@@ -346,7 +327,7 @@ describe('resume from a revision', () => {
     const latest = d.daemon.store.revision();
     const w = watch(project.apiKey, latest);
     // The next change (a ping) proves the stream is open; nothing may precede it.
-    await ping(d.url, a.uuid, 'log');
+    await ping(d.url, `${a.uuid}/log`);
     await w.untilChanges(1);
     expect(types(w.changes)).toEqual(['PING_RECEIVED']);
     expect(w.changes[0]!.revision).toBe(latest + 1);
@@ -368,19 +349,18 @@ describe('resume from a revision', () => {
     await w.untilChanges(2);
     const seen = w.lastRevision;
     w.cancel();
-    for (let i = 0; i < 4; i++) await ping(d.url, a.uuid, 'log');
+    for (let i = 0; i < 4; i++) await ping(d.url, `${a.uuid}/log`);
     const after = logRevisions(d.daemon.store, project.id, seen);
     expect(after).toHaveLength(4);
 
     // Retention shrunk so that the oldest retained event is exactly seen + 1.
     const latest = d.daemon.store.revision();
     const saved = { ...EVENT_RETENTION };
-    try {
-      EVENT_RETENTION.maxEvents = latest - seen;
-      expect(await d.daemon.store.pruneEvents(clock.now())).toBeGreaterThan(0);
-    } finally {
-      Object.assign(EVENT_RETENTION, saved);
-    }
+    const restore = () => void Object.assign(EVENT_RETENTION, saved);
+    onTestFinished(restore);
+    EVENT_RETENTION.maxEvents = latest - seen;
+    expect(await d.daemon.store.pruneEvents(clock.now())).toBeGreaterThan(0);
+    restore();
     const fine = watch(project.apiKey, seen);
     await fine.untilRevision(after.at(-1)!);
     expect(revisions(fine.changes)).toEqual(after);

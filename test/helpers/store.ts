@@ -1,31 +1,24 @@
-// Helpers for tests that work on a Store directly: undo lists run after each
-// test, and many checks planted straight into storage (the API would take
-// seconds to make thousands, and cannot choose their fields freely).
+// A Store opened straight on a data dir, and checks planted straight into
+// storage (the API would take seconds to make thousands, and cannot choose
+// their fields freely).
 import { randomUUID } from 'node:crypto';
-import { afterEach } from 'vitest';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import type { CheckRecord } from '../../daemon/domain/types.js';
 import { Store } from '../../daemon/store/store.js';
-import { tempDir } from './daemon.js';
+import { onCleanup } from './cleanup.js';
+import { tempDir } from './temp.js';
 
-export type Cleanups = Array<() => Promise<unknown> | void>;
-
-/** A list of undo steps, run newest first after each test of the calling file. */
-export function useCleanups(): Cleanups {
-  const cleanups: Cleanups = [];
-  afterEach(async () => {
-    while (cleanups.length) await cleanups.pop()!();
-  });
-  return cleanups;
+/** Store.open, closed at cleanup (closing it earlier as well is fine). */
+export function openStore(path: string, opts?: { readOnly?: boolean }): Store {
+  const store = Store.open(path, opts);
+  onCleanup(() => store.close());
+  return store;
 }
 
-/** A Store on a fresh temp data dir, closed and removed after the test by `cleanups`. */
-export function openTempStore(cleanups: Cleanups, prefix: string): { dir: { path: string }; store: Store } {
+/** A Store on a fresh temp data dir; both go at cleanup. */
+export function openTempStore(prefix?: string): { dir: string; store: Store } {
   const dir = tempDir(prefix);
-  cleanups.push(() => dir.cleanup());
-  const store = Store.open(dir.path);
-  cleanups.push(() => store.close());
-  return { dir, store };
+  return { dir, store: openStore(dir) };
 }
 
 /**
@@ -49,4 +42,13 @@ export async function plantChecks(
     }
   });
   return made;
+}
+
+/** One new check of a project, planted like plantChecks does. */
+export async function plantCheck(
+  store: Store,
+  projectId: string,
+  opts: { createdAt: number; shape?: (check: CheckRecord) => void },
+): Promise<CheckRecord> {
+  return (await plantChecks(store, projectId, 1, opts))[0]!;
 }

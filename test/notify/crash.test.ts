@@ -2,14 +2,13 @@
 // receiver is down, the daemon (the built CLI) is killed with SIGKILL and
 // started again; when the receiver is back every flip arrives exactly once,
 // and what had been delivered (and acknowledged) before the kill is not sent
-// again. Needs `npm run build` first.
-import { afterAll, describe, expect, it } from 'vitest';
-import { api, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
-import { goDown, ping, startHttpReceiver, type HttpReceiver, type ReceivedRequest } from './support.js';
-
-const data = tempDir('checkd-notify-crash-');
-const children: ChildDaemon[] = [];
-const receivers: HttpReceiver[] = [];
+// again; a delivery cut off by the kill is repeated with the same
+// Idempotency-Key, so that its receiver can drop the repeat. Needs `npm run build` first.
+import { describe, expect, it } from 'vitest';
+import { runCliJson, startChild, type ChildDaemon } from '../helpers/child.js';
+import { api, ping } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
+import { goDown, startHttpReceiver, type ReceivedRequest } from './support.js';
 
 const ENV: NodeJS.ProcessEnv = {
   CHECKD_LOG_LEVEL: 'warn',
@@ -18,28 +17,12 @@ const ENV: NodeJS.ProcessEnv = {
   CHECKD_NOTIFY_TIMEOUT_MS: '2000',
 };
 
-afterAll(async () => {
-  for (const c of children) if (c.proc.exitCode === null && c.proc.signalCode === null) await c.stop('SIGKILL');
-  for (const r of receivers) await r.close().catch(() => {});
-  data.cleanup();
-});
-
-async function cli(args: string[]): Promise<any> {
-  const r = await runCli([...args, '--data-dir', data.path, '--json'], { CHECKD_DATA_DIR: '' });
-  if (r.code !== 0) throw new Error(`checkd ${args.join(' ')}: ${r.code} ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-
-async function serve(): Promise<ChildDaemon> {
-  const child = await startChild(['--data-dir', data.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'], ENV);
-  children.push(child);
-  return child;
-}
-
 describe('notifications survive SIGKILL', () => {
   it('every flip arrives once; acknowledged deliveries are not repeated', async () => {
+    const data = tempDir('checkd-notify-crash-');
+    const cli = (args: string[]): Promise<any> => runCliJson([...args, '--data-dir', data]);
+    const serve = (): Promise<ChildDaemon> => startChild(['--data-dir', data, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'], { env: ENV });
     let rx = await startHttpReceiver();
-    receivers.push(rx);
     const port = rx.port;
     const project = await cli(['project', 'create', '--name', 'crash']);
     const hook = await cli([
@@ -92,10 +75,10 @@ describe('notifications survive SIGKILL', () => {
     // 2. Receiver down: more flips, all failing and queued for retry.
     all.push(...rx.requests);
     await rx.close();
-    await ping(child.url, `/ping/${uuid.A}`); // A up
+    await ping(child.url, uuid.A!); // A up
     await goDown(child.url, uuid.B!); // B down
     await goDown(child.url, uuid.C!); // C down
-    await ping(child.url, `/ping/${uuid.C}`); // C up
+    await ping(child.url, uuid.C!); // C up
     await goDown(child.url, uuid.D!); // D down
     for (let i = 0; ; i++) {
       const s = await pending();
@@ -105,16 +88,15 @@ describe('notifications survive SIGKILL', () => {
     }
     // A flip acknowledged to the pinger a moment before the kill, cursor moved or not.
     await goDown(child.url, uuid.E!);
-    expect(await child.stop('SIGKILL')).toBe(null);
+    expect((await child.stop('SIGKILL')).code).toBe(null);
 
     // 3. Restart while the receiver is still down; one more flip.
     child = await serve();
-    await ping(child.url, `/ping/${uuid.B}`); // B up
+    await ping(child.url, uuid.B!); // B up
     await new Promise((r) => setTimeout(r, 300));
 
     // 4. The receiver comes back on the same port: everything arrives.
     rx = await startHttpReceiver(port);
-    receivers.push(rx);
     const expected = ['A/down', 'A/up', 'B/down', 'B/up', 'C/down', 'C/up', 'D/down', 'E/down'];
     await rx.waitFor((reqs) => all.length + reqs.length >= expected.length, 15_000);
     for (let i = 0; ; i++) {
@@ -137,4 +119,40 @@ describe('notifications survive SIGKILL', () => {
     expect(await pending()).toEqual({ pending: 0, status: 'ok' });
     await child.stop();
   });
+
+  it('a delivery cut off by SIGKILL is sent again after the restart, with the same Idempotency-Key', async () => {
+    const data = tempDir('checkd-notify-crash-');
+    const cli = (args: string[]): Promise<any> => runCliJson([...args, '--data-dir', data]);
+    const serve = (): Promise<ChildDaemon> => startChild(['--data-dir', data, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'], { env: ENV });
+    const rx = await startHttpReceiver();
+    // The first request is held unanswered: the daemon dies while it waits.
+    rx.respondWith((req) => (rx.requests.indexOf(req) === 0 ? { status: 200, delayMs: 60_000 } : undefined));
+    const project = await cli(['project', 'create', '--name', 'repeat']);
+    const hook = await cli([
+      'channel', 'create', '--project', project.id, '--kind', 'webhook',
+      '--value', JSON.stringify({ method_down: 'POST', url_down: `${rx.url}/hook`, body_down: '$CODE $STATUS', method_up: 'POST', url_up: `${rx.url}/hook`, body_up: '$CODE $STATUS' }),
+    ]);
+    let child = await serve();
+    const created = await api(child.url, '/api/v3/checks/', { key: project.api_key, body: { name: 'R', channels: hook.id } });
+    expect(created.status).toBe(201);
+    const uuid = created.json.uuid as string;
+    await goDown(child.url, uuid);
+    await rx.waitFor((reqs) => reqs.length === 1);
+    expect((await child.stop('SIGKILL')).code).toBe(null);
+
+    child = await serve();
+    await rx.waitFor((reqs) => reqs.length === 2, 15_000);
+    const [cut, repeat] = rx.requests as [ReceivedRequest, ReceivedRequest];
+    expect(repeat.body).toBe(`${uuid} down`);
+    expect(repeat.body).toBe(cut.body);
+    const key = cut.headers['idempotency-key'];
+    expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(repeat.headers['idempotency-key']).toBe(key);
+    // Another flip is another delivery: another key.
+    await ping(child.url, uuid);
+    await rx.waitFor((reqs) => reqs.length === 3);
+    expect(rx.requests[2]!.body).toBe(`${uuid} up`);
+    expect(rx.requests[2]!.headers['idempotency-key']).not.toBe(key);
+    await child.stop();
+  }, 60_000);
 });

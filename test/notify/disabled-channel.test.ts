@@ -1,9 +1,11 @@
 // A channel without a value (imported from Healthchecks, whose API does not give
 // channel secrets) is disabled: a flip queues nothing for it, while the other
 // channels of the same check are notified as usual.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
-import { goDown, makeChannel, makeCheck, startHttpReceiver, type HttpReceiver } from './support.js';
+import { expect, it } from 'vitest';
+import { setupSuite } from '../helpers/cleanup.js';
+import { createCheck } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
+import { goDown, makeChannel, startHttpReceiver, type HttpReceiver } from './support.js';
 import { NotifyStore } from '../../daemon/store/notify.js';
 import { newUuid } from '../../daemon/domain/ids.js';
 
@@ -11,15 +13,10 @@ let d: InProcessDaemon;
 let p: TestProject;
 let rx: HttpReceiver;
 
-beforeAll(async () => {
+setupSuite(async () => {
   rx = await startHttpReceiver();
   d = await startInProcess();
   p = await d.createProject({ name: 'imported' });
-});
-
-afterAll(async () => {
-  await d?.stop();
-  await rx?.close();
 });
 
 it('a flip notifies the configured channel and queues nothing for the disabled one', async () => {
@@ -27,7 +24,7 @@ it('a flip notifies the configured channel and queues nothing for the disabled o
   const live = await makeChannel(d, p, 'webhook', `${rx.url}/live`, 'live');
   const disabled = { id: newUuid(), projectId: p.id, kind: 'webhook', name: 'from hc', value: '', createdAt: Date.now() };
   await store.transact(() => store.insertChannelInTxn(disabled, Date.now()));
-  const check = await makeCheck(d, p, { name: 'job', channels: `${live.id},${disabled.id}` });
+  const check = await createCheck(d.url, p.apiKey, { name: 'job', channels: `${live.id},${disabled.id}` });
   await goDown(d.url, check.uuid);
   await rx.waitFor((reqs) => reqs.length === 1);
   await d.daemon.notifier.idle();

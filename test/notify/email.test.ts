@@ -2,68 +2,38 @@
 // subject and body of down and up messages, SMTP authentication, the
 // up/down switches, and no password in any log line or error.
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
-import { createLogger } from '../../daemon/shared/log.js';
-import { NOTIFY_DEFAULTS, type NotifyConfig } from '../../daemon/config/notify.js';
-import { DEFAULTS } from '../../daemon/config/serve.js';
+import { describe, expect, it } from 'vitest';
+import type { NotifyConfig } from '../../daemon/config/notify.js';
 import { listChannelDeliveries } from '../../daemon/notify/listing.js';
-import { tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
-import { goDown, makeChannel, makeCheck, ping, startSmtpReceiver, waitUntil, type SmtpReceiver } from './support.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { createCheck, ping } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
+import { waitFor } from '../helpers/wait.js';
+import { goDown, makeChannel, startSmtpReceiver, type SmtpReceiver } from './support.js';
 
 let smtp: SmtpReceiver;
 const logLines: string[] = [];
 
-async function start(notify: Partial<NotifyConfig>): Promise<{ d: InProcessDaemon; p: TestProject; daemon: RunningDaemon }> {
+/** A daemon that logs at debug into logLines, with one project. */
+async function start(notify: Partial<NotifyConfig>): Promise<{ d: InProcessDaemon; p: TestProject }> {
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
       logLines.push(...chunk.toString().split('\n').filter(Boolean));
       cb();
     },
   });
-  const dataDir = tempDir().path;
-  const daemon = await startDaemon(
-    {
-      dataDir,
-      listen: { host: '127.0.0.1', port: 0 },
-      grpcListen: '127.0.0.1:0',
-      baseUrl: 'http://checkd.test',
-      apiRateLimit: 0,
-      pingBodyLimit: 10000,
-      trustProxy: false,
-      logLevel: 'debug',
-      badgeLabel: DEFAULTS.badgeLabel,
-      smtpListen: null,
-      pingEmailDomain: null,
-      smtpMessageLimit: Number(DEFAULTS.smtpMessageLimit),
-      notify: { ...NOTIFY_DEFAULTS, retryBaseMs: 50, retryMaxDelayMs: 100, timeoutMs: 5000, ...notify },
-    },
-    createLogger('debug', sink),
-  );
-  const { project, apiKey, apiKeyReadonly } = await daemon.store.createProject({ name: 'Mail & co', checkLimit: 20, pingLogLimit: 100 }, Date.now());
-  const d: InProcessDaemon = {
-    daemon,
-    url: `http://${daemon.httpAddress}`,
-    dataDir,
-    clock: { now: () => Date.now() },
-    createProject: async () => {
-      throw new Error('unused');
-    },
-    stop: () => daemon.stop(),
-  };
-  return { d, p: { id: project.id, apiKey, apiKeyReadonly, pingKey: project.pingKey }, daemon };
+  const d = await startInProcess({
+    notify: { retryBaseMs: 50, retryMaxDelayMs: 100, timeoutMs: 5000, ...notify },
+    log: { level: 'debug', to: sink },
+  });
+  return { d, p: await d.createProject({ name: 'Mail & co' }) };
 }
 
-let env: { d: InProcessDaemon; p: TestProject; daemon: RunningDaemon };
+let env: { d: InProcessDaemon; p: TestProject };
 
-beforeAll(async () => {
+setupSuite(async () => {
   smtp = await startSmtpReceiver();
   env = await start({ smtp: { url: `smtp://alice:s3cret-pw@127.0.0.1:${smtp.port}`, from: 'checkd <alerts@example.org>' } });
-});
-
-afterAll(async () => {
-  await env?.daemon.stop();
-  await smtp?.close();
 });
 
 describe('email channel', () => {
@@ -71,7 +41,7 @@ describe('email channel', () => {
     const { d, p } = env;
     const ch = await makeChannel(d, p, 'email', 'ops@example.com');
     const name = 'Foo & Bar "db" ✓';
-    const check = await makeCheck(d, p, { name, tags: 'prod nightly', desc: 'Backs up the database', timeout: 3600, channels: ch.id });
+    const check = await createCheck(d.url, p.apiKey, { name, tags: 'prod nightly', desc: 'Backs up the database', timeout: 3600, channels: ch.id });
     await goDown(d.url, check.uuid, 'pg_dump: error: connection refused');
     await smtp.waitFor(1);
     const down = smtp.mails[0]!;
@@ -91,7 +61,7 @@ describe('email channel', () => {
     expect(down.text).toContain('Last ping body:\npg_dump: error: connection refused');
     expect(down.raw).toMatch(/Content-Type: text\/html/i);
 
-    await ping(d.url, `/ping/${check.uuid}`);
+    await ping(d.url, check.uuid);
     await smtp.waitFor(2);
     const up = smtp.mails[1]!;
     expect(up.subject).toBe(`UP | ${name}`);
@@ -102,10 +72,10 @@ describe('email channel', () => {
   it('the up/down switches of the JSON form; an unnamed check is named by its UUID', async () => {
     const { d, p } = env;
     const ch = await makeChannel(d, p, 'email', JSON.stringify({ value: 'down-only@example.com', up: false }));
-    const check = await makeCheck(d, p, { channels: ch.id });
+    const check = await createCheck(d.url, p.apiKey, { channels: ch.id });
     const before = smtp.mails.length;
     await goDown(d.url, check.uuid);
-    await ping(d.url, `/ping/${check.uuid}`);
+    await ping(d.url, check.uuid);
     await smtp.waitFor(before + 1);
     await d.daemon.notifier.idle();
     const mine = smtp.mails.filter((m) => m.to.includes('down-only@example.com'));
@@ -115,9 +85,9 @@ describe('email channel', () => {
   it('logs each delivery at info with check, channel and kind, and never the SMTP password', async () => {
     const { d, p } = env;
     const ch = await makeChannel(d, p, 'email', 'logs@example.com');
-    const check = await makeCheck(d, p, { name: 'logged', channels: ch.id });
+    const check = await createCheck(d.url, p.apiKey, { name: 'logged', channels: ch.id });
     await goDown(d.url, check.uuid);
-    await waitUntil(() => logLines.some((l) => l.includes(ch.id) && l.includes('"result":"delivered"')));
+    await waitFor(() => logLines.some((l) => l.includes(ch.id) && l.includes('"result":"delivered"')));
     const line = JSON.parse(logLines.find((l) => l.includes(ch.id) && l.includes('"result":"delivered"'))!);
     expect(line).toMatchObject({ level: 30, check: check.uuid, channel: ch.id, kind: 'email', event: 'down', result: 'delivered' });
     expect(logLines.join('\n')).not.toContain('s3cret-pw');
@@ -128,21 +98,16 @@ describe('email failures', () => {
   it('a wrong password is reported without the password; no SMTP configured is reported too', async () => {
     const bad = await start({ smtp: { url: `smtp://alice:wr0ng-pass-word@127.0.0.1:${smtp.port}`, from: 'a@example.org' } });
     const none = await start({ smtp: null });
-    try {
-      const chBad = await makeChannel(bad.d, bad.p, 'email', 'x@example.com');
-      const chNone = await makeChannel(none.d, none.p, 'email', 'y@example.com');
-      await goDown(bad.d.url, (await makeCheck(bad.d, bad.p, { name: 'a', channels: chBad.id })).uuid);
-      await goDown(none.d.url, (await makeCheck(none.d, none.p, { name: 'b', channels: chNone.id })).uuid);
-      await waitUntil(() => listChannelDeliveries(bad.daemon.store, bad.p.id)[0]!.state === 'failed', 5000);
-      await waitUntil(() => listChannelDeliveries(none.daemon.store, none.p.id)[0]!.state === 'failed', 5000);
-      const badRow = listChannelDeliveries(bad.daemon.store, bad.p.id)[0]!;
-      expect(badRow.error).toMatch(/^SMTP authentication failed/);
-      expect(badRow.error).not.toContain('wr0ng-pass-word');
-      expect(listChannelDeliveries(none.daemon.store, none.p.id)[0]!.error).toBe('SMTP is not configured (start checkd serve with --smtp-url)');
-      expect(logLines.join('\n')).not.toContain('wr0ng-pass-word');
-    } finally {
-      await bad.daemon.stop();
-      await none.daemon.stop();
-    }
+    const chBad = await makeChannel(bad.d, bad.p, 'email', 'x@example.com');
+    const chNone = await makeChannel(none.d, none.p, 'email', 'y@example.com');
+    await goDown(bad.d.url, (await createCheck(bad.d.url, bad.p.apiKey, { name: 'a', channels: chBad.id })).uuid);
+    await goDown(none.d.url, (await createCheck(none.d.url, none.p.apiKey, { name: 'b', channels: chNone.id })).uuid);
+    await waitFor(() => listChannelDeliveries(bad.d.daemon.store, bad.p.id)[0]!.state === 'failed', { timeout: 5000 });
+    await waitFor(() => listChannelDeliveries(none.d.daemon.store, none.p.id)[0]!.state === 'failed', { timeout: 5000 });
+    const badRow = listChannelDeliveries(bad.d.daemon.store, bad.p.id)[0]!;
+    expect(badRow.error).toMatch(/^SMTP authentication failed/);
+    expect(badRow.error).not.toContain('wr0ng-pass-word');
+    expect(listChannelDeliveries(none.d.daemon.store, none.p.id)[0]!.error).toBe('SMTP is not configured (start checkd serve with --smtp-url)');
+    expect(logLines.join('\n')).not.toContain('wr0ng-pass-word');
   });
 });

@@ -1,14 +1,17 @@
 // Shared pieces of the notification suite: real receivers on 127.0.0.1 (an
 // HTTP server that records every request, an SMTP server that records every
-// message), a way to make channels and checks, and waiting helpers.
+// message; both closed at cleanup), a way to make channels, and flips.
 // Not a test file itself.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { api, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
 import { validateChannel } from '../../daemon/domain/channel-kinds.js';
 import type { ChannelRecord } from '../../daemon/domain/types.js';
+import { onCleanup } from '../helpers/cleanup.js';
+import { ping } from '../helpers/http.js';
+import type { InProcessDaemon, TestProject } from '../helpers/in-process.js';
+import { waitFor } from '../helpers/wait.js';
 
 export interface ReceivedRequest {
   method: string;
@@ -23,27 +26,43 @@ export interface HttpReceiver {
   port: number;
   requests: ReceivedRequest[];
   /** Decide the answer per request (default 200 "ok"). */
-  respond: (req: ReceivedRequest) => { status: number; body?: string; delayMs?: number } | undefined;
+  respond: Responder;
+  /** Answer with `respond` for the rest of the current test (the default again at cleanup). */
+  respondWith(respond: Responder): void;
   /** Requests whose path starts with `prefix`. */
   on(prefix: string): ReceivedRequest[];
   waitFor(pred: (reqs: ReceivedRequest[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
+export type Responder = (req: ReceivedRequest) => { status: number; body?: string; delayMs?: number } | undefined;
+
+/** An HTTP server on 127.0.0.1 (`port`, default a free one) that records every request. */
 export async function startHttpReceiver(port = 0): Promise<HttpReceiver> {
   const requests: ReceivedRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
+  let closed: Promise<void> | undefined;
   const receiver: HttpReceiver = {
     url: '',
     port: 0,
     requests,
     respond: () => undefined,
-    on: (prefix) => requests.filter((r) => r.url.startsWith(prefix)),
-    waitFor: (pred, timeoutMs = 10_000) => waitUntil(() => pred(requests), timeoutMs, () => `requests: ${JSON.stringify(requests.map((r) => `${r.method} ${r.url}`))}`),
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
+    respondWith(respond) {
+      receiver.respond = respond;
+      onCleanup(() => (receiver.respond = () => undefined));
     },
+    on: (prefix) => requests.filter((r) => r.url.startsWith(prefix)),
+    waitFor: async (pred, timeoutMs = 10_000) => {
+      await waitFor(() => pred(requests), {
+        timeout: timeoutMs,
+        what: () => `requests: ${JSON.stringify(requests.map((r) => `${r.method} ${r.url}`))}`,
+      });
+    },
+    close: () =>
+      (closed ??= (async () => {
+        for (const s of sockets) s.destroy();
+        await new Promise<void>((r) => server.close(() => r()));
+      })()),
   };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -73,6 +92,7 @@ export async function startHttpReceiver(port = 0): Promise<HttpReceiver> {
   });
   server.listen(port, '127.0.0.1');
   await once(server, 'listening');
+  onCleanup(() => receiver.close());
   receiver.port = (server.address() as AddressInfo).port;
   receiver.url = `http://127.0.0.1:${receiver.port}`;
   return receiver;
@@ -92,10 +112,9 @@ export interface SmtpReceiver {
   port: number;
   mails: ReceivedMail[];
   waitFor(n: number, timeoutMs?: number): Promise<void>;
-  close(): Promise<void>;
 }
 
-/** A real SMTP server (smtp-server) without TLS, accepting user "alice" / password "s3cret-pw". */
+/** A real SMTP server (smtp-server) without TLS, accepting user "alice" / password "s3cret-pw"; closed at cleanup. */
 export async function startSmtpReceiver(): Promise<SmtpReceiver> {
   const mails: ReceivedMail[] = [];
   const server = new SMTPServer({
@@ -130,12 +149,14 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
   });
   server.listen(0, '127.0.0.1');
   await once(server.server, 'listening');
+  onCleanup(() => new Promise<void>((r) => server.close(() => r())));
   const port = (server.server.address() as AddressInfo).port;
   return {
     port,
     mails,
-    waitFor: (n, timeoutMs = 10_000) => waitUntil(() => mails.length >= n, timeoutMs, () => `${mails.length} mails`),
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    waitFor: async (n, timeoutMs = 10_000) => {
+      await waitFor(() => mails.length >= n, { timeout: timeoutMs, what: () => `mail ${n} (${mails.length} so far)` });
+    },
   };
 }
 
@@ -195,14 +216,6 @@ export function textPart(raw: string): string {
   return '';
 }
 
-export async function waitUntil(cond: () => boolean, timeoutMs = 10_000, describe?: () => string): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms${describe ? `: ${describe()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** Create a channel the way `checkd channel create` does (validated first). */
 export async function makeChannel(
   d: InProcessDaemon,
@@ -216,24 +229,8 @@ export async function makeChannel(
   return d.daemon.store.createChannel({ projectId: p.id, kind, name, value: checked.value }, Date.now());
 }
 
-export async function makeCheck(
-  d: InProcessDaemon,
-  p: TestProject,
-  fields: Record<string, unknown>,
-): Promise<{ uuid: string; [k: string]: unknown }> {
-  const r = await api(d.url, '/api/v3/checks/', { key: p.apiKey, body: fields });
-  if (r.status !== 201) throw new Error(`create check: ${r.status} ${r.text}`);
-  return r.json;
-}
-
-export async function ping(base: string, path: string, body?: string): Promise<void> {
-  const r = await fetch(base + path, body === undefined ? {} : { method: 'POST', body });
-  await r.text();
-  if (r.status !== 200) throw new Error(`ping ${path}: ${r.status}`);
-}
-
 /** Up (a success ping), then down at once (a fail ping): one "down" notification. */
-export async function goDown(base: string, uuid: string, body?: string): Promise<void> {
-  await ping(base, `/ping/${uuid}`);
-  await ping(base, `/ping/${uuid}/fail`, body);
+export async function goDown(url: string, uuid: string, body?: string): Promise<void> {
+  await ping(url, uuid);
+  await ping(url, `${uuid}/fail`, { body });
 }

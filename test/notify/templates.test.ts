@@ -7,6 +7,7 @@ import { validateChannel } from '../../daemon/domain/channel-kinds.js';
 import { emailHtml, emailText, shellCommand, shellEnv, webhookValues, type Notification } from '../../daemon/notify/message.js';
 import { discordSlackUrl, webhookCall } from '../../daemon/notify/transports.js';
 import { newCheck } from '../../daemon/domain/check-input.js';
+import { deliveryIdOf } from '../../daemon/domain/ids.js';
 
 function notification(over: { name?: string; tags?: string; slug?: string; body?: string; exit?: number | null } = {}): Notification {
   const check = newCheck({ uuid: '11111111-2222-4333-8444-555555555555', badgeKey: 'b', projectId: 'p', createdAt: 0 });
@@ -25,6 +26,7 @@ function notification(over: { name?: string; tags?: string; slug?: string; body?
     projectName: 'proj',
     checkJson: '{"name":"x"}',
     test: false,
+    deliveryId: '5b0c5f5e-6f1a-4c2d-9e3b-7a8d9c0b1e2f',
   };
 }
 
@@ -114,6 +116,26 @@ describe('webhook templates', () => {
     );
     expect(call.url).toBe(`https://hooks.example/hc?c=${n.check.uuid}&s=down&t=2024-05-01T11%3A10%3A00%2B00%3A00&n=Backups`);
     expect(String(call.body)).toBe('{"check": "Backups", "status": "down", "tag": "db", "exit": -1}');
+  });
+});
+
+describe('the idempotency key of a webhook delivery', () => {
+  it('is the notification\'s delivery id, unless the channel sets the header itself', () => {
+    const n = notification();
+    const half = { method: 'POST' as const, url: 'http://h/x', body: 'x', headers: {} };
+    expect(webhookCall(half, n).headers['Idempotency-Key']).toBe(n.deliveryId);
+    expect(webhookCall({ ...half, method: 'GET' }, n).headers['Idempotency-Key']).toBe(n.deliveryId);
+    const own = webhookCall({ ...half, headers: { 'idempotency-key': '$CODE' } }, n);
+    expect(own.headers).toEqual({ 'idempotency-key': n.check.uuid });
+  });
+  it('names one flip to one channel of one event log: the same again, different for any other', () => {
+    const log = '0d8a7c1e-3b2f-4a6d-8e9c-1f2a3b4c5d6e';
+    const channel = '9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a';
+    const id = deliveryIdOf(log, 42, channel);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(deliveryIdOf(log, 42, channel)).toBe(id);
+    const others = [deliveryIdOf(log, 43, channel), deliveryIdOf(log, 42, log), deliveryIdOf(channel, 42, channel)];
+    expect(new Set([id, ...others]).size).toBe(4);
   });
 });
 

@@ -4,28 +4,21 @@
 // follow creations, slug changes and deletions; a data dir written before them
 // is read by a scan when opened read-only and converted when opened for writing.
 import { describe, expect, it } from 'vitest';
-import { newCheck } from '../../daemon/domain/check-input.js';
 import { newUuid } from '../../daemon/domain/ids.js';
 import { SCHEMA_VERSION } from '../../daemon/store/schema.js';
-import { Store } from '../../daemon/store/store.js';
-import { runCli, tempDir } from '../helpers/daemon.js';
-import { useCleanups } from '../helpers/store.js';
+import type { Store } from '../../daemon/store/store.js';
+import { runCli } from '../helpers/child.js';
+import { openStore, plantCheck } from '../helpers/store.js';
+import { tempDir } from '../helpers/temp.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
-const cleanups = useCleanups();
 
 async function setup() {
   const dir = tempDir('checkd-slug-');
-  cleanups.push(() => dir.cleanup());
-  const store = Store.open(dir.path);
+  const store = openStore(dir);
   const { project } = await store.createProject({ name: 's', checkLimit: 100, pingLogLimit: 100 }, T0);
-  const add = async (slug: string, projectId = project.id) => {
-    const check = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId, createdAt: T0 });
-    check.slug = slug;
-    await store.transact(() => store.insertCheckInTxn(check, T0));
-    return check;
-  };
+  const add = (slug: string, projectId = project.id) => plantCheck(store, projectId, { createdAt: T0, shape: (c) => (c.slug = slug) });
   return { dir, store, project, add };
 }
 
@@ -33,19 +26,15 @@ const uuidsOf = (checks: Array<{ uuid: string }>) => checks.map((c) => c.uuid).s
 
 /** Open the data dir (read-only, or for writing, which converts it), look at it with `fn`, close it. */
 async function reopened(path: string, opts: { readOnly?: boolean }, fn: (store: Store) => Promise<void> | void): Promise<void> {
-  const store = Store.open(path, opts);
-  try {
-    await fn(store);
-  } finally {
-    await store.close();
-  }
+  const store = openStore(path, opts);
+  await fn(store);
+  await store.close();
 }
 const indexKeys = (store: Store) => [...environmentOf(store).checksBySlug!.getKeys()];
 
 describe('the check indexes of schema versions 3 and 4', () => {
   it('holds one key per check with a slug, follows slug changes, and loses the key with the check', async () => {
     const { store, project, add } = await setup();
-    cleanups.push(() => store.close());
     const { project: other } = await store.createProject({ name: 'other', checkLimit: 100, pingLogLimit: 100 }, T0);
     const a = await add('backup');
     const b = await add('backup');
@@ -74,7 +63,6 @@ describe('the check indexes of schema versions 3 and 4', () => {
 
   it('holds every check by name, unnamed ones too, and follows renames and deletions', async () => {
     const { store, project, add } = await setup();
-    cleanups.push(() => store.close());
     const named = async (name: string) => {
       const c = await add('');
       const renamed = { ...c, name };
@@ -101,7 +89,6 @@ describe('the check indexes of schema versions 3 and 4', () => {
 
   it('counts the checks of each project, and a second delete of the same check counts nothing', async () => {
     const { store, project, add } = await setup();
-    cleanups.push(() => store.close());
     const { project: other } = await store.createProject({ name: 'other', checkLimit: 100, pingLogLimit: 100 }, T0);
     const a = await add('a');
     await add('');
@@ -126,17 +113,17 @@ describe('the check indexes of schema versions 3 and 4', () => {
     await environmentOf(store).meta.put('schemaVersion', 2);
     await store.close();
 
-    await reopened(dir.path, { readOnly: true }, async (reader) => {
+    await reopened(dir, { readOnly: true }, async (reader) => {
       expect(environmentOf(reader).checksBySlug).toBeUndefined();
       expect(environmentOf(reader).checkCounts).toBeUndefined();
       expect(uuidsOf(reader.checksBySlug(project.id, 'nightly'))).toEqual([a.uuid]);
       expect(reader.countChecks(project.id)).toBe(3);
     });
-    const exported = await runCli(['export', '--data-dir', dir.path]);
+    const exported = await runCli(['export', '--data-dir', dir]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(JSON.parse(exported.stdout).projects[0].checks).toHaveLength(3);
 
-    await reopened(dir.path, {}, async (writer) => {
+    await reopened(dir, {}, async (writer) => {
       expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
       expect(indexKeys(writer).map((k) => k[1]).sort()).toEqual(['hourly', 'nightly']);
       expect(uuidsOf(writer.checksBySlug(project.id, 'hourly'))).toEqual([b.uuid]);
@@ -154,11 +141,11 @@ describe('the check indexes of schema versions 3 and 4', () => {
     await environmentOf(store).meta.put('schemaVersion', 3);
     await store.close();
 
-    await reopened(dir.path, { readOnly: true }, async (reader) => {
+    await reopened(dir, { readOnly: true }, async (reader) => {
       expect(environmentOf(reader).checksByName).toBeUndefined();
       expect(uuidsOf(reader.checksWith(project.id, 'name', 'db dump'))).toEqual([a.uuid]);
     });
-    await reopened(dir.path, {}, async (writer) => {
+    await reopened(dir, {}, async (writer) => {
       expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
       expect([...environmentOf(writer).checksByName!.getKeys()].map((k) => k[1]).sort()).toEqual(['', 'db dump']);
       expect(uuidsOf(writer.checksWith(project.id, 'name', ''))).toEqual([b.uuid]);
@@ -175,11 +162,11 @@ describe('the check indexes of schema versions 3 and 4', () => {
     await environmentOf(store).meta.put('schemaVersion', 4);
     await store.close();
 
-    await reopened(dir.path, { readOnly: true }, async (reader) => {
+    await reopened(dir, { readOnly: true }, async (reader) => {
       expect(environmentOf(reader).checkEdits).toBeUndefined();
       expect(reader.checkEdits(project.id)).toBeNull();
     });
-    await reopened(dir.path, {}, async (writer) => {
+    await reopened(dir, {}, async (writer) => {
       expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
       expect(writer.checkEdits(project.id)).toBe(0);
       await writer.transact(() => writer.saveCheckInTxn({ ...writer.getCheck(a.uuid)!, tags: 'x' }, T0, 'check.updated'));
@@ -190,13 +177,44 @@ describe('the check indexes of schema versions 3 and 4', () => {
     });
   });
 
+  it('the depends_on index follows a dependency set, moved and cleared, and a version-5 data dir gets it', async () => {
+    const { dir, store, project, add } = await setup();
+    const parent = await add('parent');
+    const other = await add('other');
+    const child = await add('child');
+    const dependents = (s: Store, uuid: string) => uuidsOf(s.checksWith(project.id, 'dependsOn', uuid));
+    await store.transact(() => store.saveCheckInTxn({ ...child, dependsOn: parent.uuid }, T0, 'check.updated'));
+    expect(dependents(store, parent.uuid)).toEqual([child.uuid]);
+    await store.transact(() => store.saveCheckInTxn({ ...store.getCheck(child.uuid)!, dependsOn: other.uuid }, T0, 'check.updated'));
+    expect(dependents(store, parent.uuid)).toEqual([]);
+    expect(dependents(store, other.uuid)).toEqual([child.uuid]);
+    // Checks without a dependency are not in it.
+    expect([...environmentOf(store).checksByDependsOn!.getKeys()]).toHaveLength(1);
+
+    await environmentOf(store).checksByDependsOn!.drop();
+    await environmentOf(store).meta.put('schemaVersion', 5);
+    await store.close();
+    await reopened(dir, { readOnly: true }, (reader) => {
+      expect(environmentOf(reader).checksByDependsOn).toBeUndefined();
+      expect(dependents(reader, other.uuid)).toEqual([child.uuid]);
+    });
+    await reopened(dir, {}, async (writer) => {
+      expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
+      expect([...environmentOf(writer).checksByDependsOn!.getKeys()].map((k) => k[1])).toEqual([other.uuid]);
+      await writer.transact(() => writer.saveCheckInTxn({ ...writer.getCheck(child.uuid)!, dependsOn: undefined }, T0, 'check.updated'));
+      expect(dependents(writer, other.uuid)).toEqual([]);
+      // Nothing else of version 5 was rebuilt.
+      expect(indexKeys(writer).map((k) => k[1]).sort()).toEqual(['child', 'other', 'parent']);
+    });
+  });
+
   it('converting a data dir that already has them (version set back) counts each check once', async () => {
     const { dir, store, project, add } = await setup();
     await add('one');
     await add('two');
     await environmentOf(store).meta.put('schemaVersion', 2);
     await store.close();
-    await reopened(dir.path, {}, async (again) => {
+    await reopened(dir, {}, async (again) => {
       expect(again.countChecks(project.id)).toBe(2);
       expect(indexKeys(again)).toHaveLength(2);
     });

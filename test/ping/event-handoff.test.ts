@@ -6,36 +6,31 @@
 // look back, and one stored before the shortcut existed still has its runs
 // timed.
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ManualClock } from '../../daemon/shared/clock.js';
-import { newCheck } from '../../daemon/domain/check-input.js';
-import { newUuid } from '../../daemon/domain/ids.js';
 import type { CheckRecord } from '../../daemon/domain/types.js';
 import { EventTail } from '../../daemon/store/event-tail.js';
 import { createLogger } from '../../daemon/shared/log.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
 import type { StoredEvent } from '../../daemon/store/events.js';
-import { Store } from '../../daemon/store/store.js';
-import { openTempStore, useCleanups } from '../helpers/store.js';
+import type { Store } from '../../daemon/store/store.js';
+import { openStore, openTempStore, plantCheck } from '../helpers/store.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 
 const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);
 const facts: PingFacts = { method: 'GET', scheme: 'http', remoteAddr: '127.0.0.1', ua: 't', body: Buffer.alloc(0), rid: null };
-const cleanups = useCleanups();
 
 async function setup(shape?: (c: CheckRecord) => void) {
-  const { dir, store } = openTempStore(cleanups, 'checkd-handoff-');
+  const { dir, store } = openTempStore('checkd-handoff-');
   const clock = new ManualClock(T0);
   const { project } = await store.createProject({ name: 'h', checkLimit: 100, pingLogLimit: 100 }, T0);
-  const check = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: project.id, createdAt: T0 });
-  shape?.(check);
-  await store.transact(() => store.insertCheckInTxn(check, T0));
+  const check = await plantCheck(store, project.id, { createdAt: T0, shape });
   return { dir, store, clock, project, uuid: check.uuid, pings: new PingService(store, clock) };
 }
 
 function tailOf(store: Store): { tail: EventTail; seen: StoredEvent[] } {
   const tail = new EventTail(store, createLogger('error', new PassThrough()));
-  cleanups.push(() => tail.stop());
+  onTestFinished(() => tail.stop());
   const seen: StoredEvent[] = [];
   tail.subscribe((events) => seen.push(...events));
   return { tail, seen };
@@ -49,8 +44,7 @@ describe('the event tail and this process’s commits', () => {
 
     expect(await pings.record(uuid, 'success', null, facts)).toBe('ok'); // flips new → up
     // Another writer on the same data dir (as an admin command would be): not handed over.
-    const other = Store.open(dir.path);
-    cleanups.push(() => other.close());
+    const other = openStore(dir);
     await other.createChannel({ projectId: project.id, kind: 'webhook', name: 'w', value: 'http://127.0.0.1:9/' }, T0);
     clock.advance(1000);
     expect(await pings.record(uuid, 'success', null, facts)).toBe('ok'); // journaled

@@ -2,16 +2,17 @@
 // as a journal entry and readable at once, reaches the check and ping-log
 // B-trees when the journal is applied, and no other write can read or clobber
 // a stale check meanwhile.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ManualClock } from '../../daemon/shared/clock.js';
-import { newCheck } from '../../daemon/domain/check-input.js';
-import { newUuid } from '../../daemon/domain/ids.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
-import { Store } from '../../daemon/store/store.js';
 import { closeDb, openDb } from '../../daemon/store/db.js';
 import { SCHEMA_VERSION } from '../../daemon/store/schema.js';
 import { applyJournalSync, prepareJournalApply, writePreparedApply } from '../../daemon/store/journal.js';
-import { api, createProjectCli, REPO_ROOT, runCli, startChild, tempDir } from '../helpers/daemon.js';
+import { createProjectCli, runCli, startChild } from '../helpers/child.js';
+import { api } from '../helpers/http.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { openStore, plantCheck } from '../helpers/store.js';
+import { tempDir } from '../helpers/temp.js';
 import { JournalWriter } from '../../daemon/store/journal-writer.js';
 import { createLogger } from '../../daemon/shared/log.js';
 import { PassThrough } from 'node:stream';
@@ -19,7 +20,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { useCleanups } from '../helpers/store.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -32,17 +32,12 @@ const facts = (body = ''): PingFacts => ({
   rid: null,
 });
 
-const cleanups = useCleanups();
-
 async function setup(pingLogLimit = 100) {
   const dir = tempDir('checkd-journal-');
-  cleanups.push(() => dir.cleanup());
-  const store = Store.open(dir.path);
-  cleanups.push(() => store.close());
+  const store = openStore(dir);
   const clock = new ManualClock(T0);
   const { project } = await store.createProject({ name: 'j', checkLimit: 100, pingLogLimit }, T0);
-  const check = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: project.id, createdAt: T0 });
-  await store.transact(() => store.insertCheckInTxn(check, T0));
+  const check = await plantCheck(store, project.id, { createdAt: T0 });
   return { dir, store, clock, pings: new PingService(store, clock), uuid: check.uuid };
 }
 
@@ -54,23 +49,24 @@ describe('the ping journal', () => {
     const realFlushed = root.flushed;
     const realTransaction = root.transaction;
     // What lmdb-js does when the batch after a commit fails: that commit's flush waiters are never called.
-    root.flushed = { then: () => new Promise(() => {}) };
-    try {
-      let answered = false;
-      const waiting = pings.record(uuid, 'success', null, facts('second')).then(() => (answered = true));
-      await new Promise((r) => setTimeout(r, 100));
-      expect(answered).toBe(false);
-      root.transaction = async (fn) => {
-        fn();
-        throw Object.assign(new Error('No space left on device'), { code: 'ENOSPC' });
-      };
-      await expect(pings.record(uuid, 'success', null, facts('third'))).rejects.toThrow(/No space/);
-      await waiting;
-      expect(answered).toBe(true);
-    } finally {
+    const restore = () => {
       root.flushed = realFlushed;
       root.transaction = realTransaction;
-    }
+    };
+    onTestFinished(restore);
+    root.flushed = { then: () => new Promise(() => {}) };
+    let answered = false;
+    const waiting = pings.record(uuid, 'success', null, facts('second')).then(() => (answered = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(answered).toBe(false);
+    root.transaction = async (fn) => {
+      fn();
+      throw Object.assign(new Error('No space left on device'), { code: 'ENOSPC' });
+    };
+    await expect(pings.record(uuid, 'success', null, facts('third'))).rejects.toThrow(/No space/);
+    await waiting;
+    expect(answered).toBe(true);
+    restore();
     expect(store.listPings(uuid, 10).map((p) => Buffer.from(p.body ?? []).toString())).toEqual(['second', 'first']);
   });
 
@@ -145,15 +141,13 @@ describe('the ping journal', () => {
     const before = { check: store.getCheck(uuid), list: store.listPings(uuid, 10) };
     expect([...environmentOf(store).journal!.getKeys()]).toHaveLength(2);
     // What the journal worker does, in its own handle (the worker opens the data dir itself).
-    const other = openDb(dir.path);
-    cleanups.push(() => closeDb(other));
+    const other = openDb(dir);
+    onTestFinished(() => closeDb(other));
     expect(applyJournalSync(other)).toBe(store.revision());
     // A copy of the data dir made right after holds the applied B-trees.
     const copy = tempDir('checkd-journal-copy-');
-    cleanups.push(() => copy.cleanup());
-    execFileSync('cp', [join(dir.path, 'data.mdb'), join(copy.path, 'data.mdb')]);
-    const copied = Store.open(copy.path, { readOnly: true });
-    cleanups.push(() => copied.close());
+    execFileSync('cp', [join(dir, 'data.mdb'), join(copy, 'data.mdb')]);
+    const copied = openStore(copy, { readOnly: true });
     expect([...environmentOf(copied).journal!.getKeys()]).toEqual([]);
     expect(environmentOf(copied).checks.get(uuid)).toEqual(before.check);
     expect([...environmentOf(copied).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([1, 2, 3]);
@@ -190,22 +184,18 @@ describe('the ping journal', () => {
       await pings.record(uuid, 'success', null, facts(`#${i + 1}`));
     }
     expect(environmentOf(store).journal!.getKeysCount()).toBe(2);
-    const other = Store.open(dir.path);
-    try {
-      // The journal is read and the writes are queued; before they run, another
-      // writer applies the journal itself and renames the check.
-      const applying = store.applyJournalQueued();
-      environmentOf(other).root.transactionSync(() => {
-        other.applyJournalInTxn();
-        environmentOf(other).checks.put(uuid, { ...other.getCheck(uuid)!, name: 'renamed elsewhere' });
-      });
-      await applying;
-      expect(environmentOf(store).checks.get(uuid)).toMatchObject({ name: 'renamed elsewhere', nPings: 3 });
-      expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
-      expect(store.listPings(uuid, 10).map((p) => Buffer.from(p.body!).toString())).toEqual(['#3', '#2', '#1']);
-    } finally {
-      await other.close();
-    }
+    const other = openStore(dir);
+    // The journal is read and the writes are queued; before they run, another
+    // writer applies the journal itself and renames the check.
+    const applying = store.applyJournalQueued();
+    environmentOf(other).root.transactionSync(() => {
+      other.applyJournalInTxn();
+      environmentOf(other).checks.put(uuid, { ...other.getCheck(uuid)!, name: 'renamed elsewhere' });
+    });
+    await applying;
+    expect(environmentOf(store).checks.get(uuid)).toMatchObject({ name: 'renamed elsewhere', nPings: 3 });
+    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+    expect(store.listPings(uuid, 10).map((p) => Buffer.from(p.body!).toString())).toEqual(['#3', '#2', '#1']);
   });
 
   it("the worker's prepared apply writes the same B-trees as the in-transaction apply, cap included, and skips a deleted check", async () => {
@@ -263,8 +253,7 @@ describe('the ping journal', () => {
     const prepared = prepareJournalApply(environmentOf(store))!;
     expect(prepared.entries).toHaveLength(2);
     // Between the preparation and its write, another writer applies the journal and renames the check...
-    const other = Store.open(dir.path);
-    cleanups.push(() => other.close());
+    const other = openStore(dir);
     environmentOf(other).root.transactionSync(() => {
       other.applyJournalInTxn();
       environmentOf(other).checks.put(uuid, { ...other.getCheck(uuid)!, name: 'renamed elsewhere' });
@@ -316,13 +305,9 @@ describe('the ping journal', () => {
     clock.advance(1000);
     await pings.record(uuid, 'log', null, facts('output'));
     expect(environmentOf(store).journal!.getKeysCount()).toBe(1);
-    const reader = Store.open(dir.path, { readOnly: true });
-    try {
-      expect(reader.getCheck(uuid)).toMatchObject({ nPings: 2, status: 'up' });
-      expect(Buffer.from(reader.getPing(uuid, 2)!.body!).toString()).toBe('output');
-    } finally {
-      await reader.close();
-    }
+    const reader = openStore(dir, { readOnly: true });
+    expect(reader.getCheck(uuid)).toMatchObject({ nPings: 2, status: 'up' });
+    expect(Buffer.from(reader.getPing(uuid, 2)!.body!).toString()).toBe('output');
   });
 
   it('a data dir from before the journal (schema version 1) opens read-only, for backup and export', async () => {
@@ -331,26 +316,18 @@ describe('the ping journal', () => {
     await environmentOf(store).journal!.drop();
     await environmentOf(store).meta.put('schemaVersion', 1);
     await store.close();
-    cleanups.pop();
-    const reader = Store.open(dir.path, { readOnly: true });
-    try {
-      expect(environmentOf(reader).journal).toBeUndefined();
-      expect(reader.getCheck(uuid)?.nPings).toBe(0);
-      expect(reader.listPings(uuid, 10)).toEqual([]);
-    } finally {
-      await reader.close();
-    }
-    const exported = await runCli(['export', '--data-dir', dir.path]);
+    const reader = openStore(dir, { readOnly: true });
+    expect(environmentOf(reader).journal).toBeUndefined();
+    expect(reader.getCheck(uuid)?.nPings).toBe(0);
+    expect(reader.listPings(uuid, 10)).toEqual([]);
+    await reader.close();
+    const exported = await runCli(['export', '--data-dir', dir]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(JSON.parse(exported.stdout).projects[0].checks.map((c: { uuid: string }) => c.uuid)).toEqual([uuid]);
     // Opened for writing, it is upgraded: the journal appears, the version is current.
-    const writer = Store.open(dir.path);
-    try {
-      expect(environmentOf(writer).journal).toBeDefined();
-      expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
-    } finally {
-      await writer.close();
-    }
+    const writer = openStore(dir);
+    expect(environmentOf(writer).journal).toBeDefined();
+    expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
   });
 
   it('a deleted check takes its journaled pings with it', async () => {
@@ -369,24 +346,18 @@ describe('the ping journal', () => {
 describe('the built daemon', () => {
   it('applies the journal in its worker thread about once a second, while it runs', async () => {
     const dir = tempDir('checkd-journal-');
-    cleanups.push(() => dir.cleanup());
-    const key = (await createProjectCli(dir.path, 'w')).api_key;
-    const d = await startChild(['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
-    cleanups.push(() => d.stop('SIGKILL').then(() => undefined));
+    const key = (await createProjectCli(dir, 'w')).api_key;
+    const d = await startChild(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
     const uuid = (await api(d.url, '/api/v3/checks/', { key, body: { name: 'w' } })).json.uuid as string;
     for (let i = 1; i <= 20; i++) expect((await fetch(`${d.url}/ping/${uuid}`, { method: 'POST', body: `#${i}` })).status).toBe(200);
     // Killed, not stopped: only what the worker applied while running is in the B-trees.
     await new Promise((r) => setTimeout(r, 2500));
-    expect(await d.stop('SIGKILL')).toBeNull();
-    const store = Store.open(dir.path, { readOnly: true });
-    try {
-      expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
-      expect(environmentOf(store).checks.get(uuid)).toMatchObject({ nPings: 20, status: 'up' });
-      const logged = [...environmentOf(store).pings.getRange({ start: [uuid, 0], end: [uuid, Infinity] })];
-      expect(logged.map(({ value }) => Buffer.from(value.body!).toString())).toEqual(Array.from({ length: 20 }, (_, i) => `#${i + 1}`));
-    } finally {
-      await store.close();
-    }
+    expect((await d.stop('SIGKILL')).code).toBeNull();
+    const store = openStore(dir, { readOnly: true });
+    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+    expect(environmentOf(store).checks.get(uuid)).toMatchObject({ nPings: 20, status: 'up' });
+    const logged = [...environmentOf(store).pings.getRange({ start: [uuid, 0], end: [uuid, Infinity] })];
+    expect(logged.map(({ value }) => Buffer.from(value.body!).toString())).toEqual(Array.from({ length: 20 }, (_, i) => `#${i + 1}`));
     expect(d.stderr()).not.toMatch(/journal/);
   }, 30_000);
 });
@@ -394,11 +365,9 @@ describe('the built daemon', () => {
 describe('the built daemon on a full disk', () => {
   it('its journal worker survives a failed apply, says why, and writes the journal once there is room', async () => {
     const dir = tempDir('checkd-journal-');
-    cleanups.push(() => dir.cleanup());
-    const key = (await createProjectCli(dir.path, 'f', ['--ping-log-limit', '100000'])).api_key;
+    const key = (await createProjectCli(dir, 'f', ['--ping-log-limit', '100000'])).api_key;
     // At info, to see the recovery line.
-    const d = await startChild(['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'], { CHECKD_LOG_LEVEL: 'info' });
-    cleanups.push(() => d.stop('SIGKILL').then(() => undefined));
+    const d = await startChild(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'], { env: { CHECKD_LOG_LEVEL: 'info' } });
     const uuid = (await api(d.url, '/api/v3/checks/', { key, body: { name: 'f' } })).json.uuid as string;
     const pid = String(d.proc.pid);
     const limit = (bytes: string) => execFileSync('prlimit', ['--pid', pid, `--fsize=${bytes}:unlimited`]);
@@ -413,7 +382,7 @@ describe('the built daemon on a full disk', () => {
         expect(r.status).toBe(200);
         acked++;
       }
-      limit(String(statSync(join(dir.path, 'data.mdb')).size));
+      limit(String(statSync(join(dir, 'data.mdb')).size));
       for (let t = 0; t < 30 && !failed.test(d.stderr()); t++) await new Promise((r) => setTimeout(r, 100));
       if (!failed.test(d.stderr())) limit('unlimited');
     }
@@ -423,14 +392,10 @@ describe('the built daemon on a full disk', () => {
     expect(d.stderr()).toContain('journaled pings are being written again');
     // The worker did it: it never gave up its thread.
     expect(d.stderr()).not.toContain('the journal worker is gone');
-    expect(await d.stop('SIGKILL')).toBeNull();
-    const store = Store.open(dir.path, { readOnly: true });
-    try {
-      expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
-      expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(acked);
-    } finally {
-      await store.close();
-    }
+    expect((await d.stop('SIGKILL')).code).toBeNull();
+    const store = openStore(dir, { readOnly: true });
+    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+    expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(acked);
   }, 30_000);
 });
 
@@ -442,20 +407,17 @@ describe('JournalWriter', () => {
     await pings.record(uuid, 'success', null, facts('journaled'));
     expect(environmentOf(store).journal!.getKeysCount()).toBe(1);
     // A data dir below a regular file: the worker's open fails with ENOTDIR.
-    const unusable = join(dir.path, 'data.mdb', 'data');
+    const unusable = join(dir, 'data.mdb', 'data');
     const lines: string[] = [];
     const out = new PassThrough();
     out.on('data', (b: Buffer) => lines.push(b.toString()));
     const script = pathToFileURL(join(REPO_ROOT, 'dist/daemon/store/journal-worker.js'));
     const writer = new JournalWriter(store, unusable, createLogger('info', out), 50, script);
-    try {
-      for (let i = 0; i < 100 && environmentOf(store).journal!.getKeysCount() > 0; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
-      expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(2);
-      expect(Buffer.from(environmentOf(store).pings.get([uuid, 2])!.body!).toString()).toBe('journaled');
-      expect(lines.join('')).toContain('applying the journal on the main thread from now on');
-    } finally {
-      await writer.stop();
-    }
+    onTestFinished(() => writer.stop());
+    for (let i = 0; i < 100 && environmentOf(store).journal!.getKeysCount() > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+    expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(2);
+    expect(Buffer.from(environmentOf(store).pings.get([uuid, 2])!.body!).toString()).toBe('journaled');
+    expect(lines.join('')).toContain('applying the journal on the main thread from now on');
   });
 });

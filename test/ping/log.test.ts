@@ -3,25 +3,16 @@
 // overlapping rids, the ping_log_limit window, the flips endpoint and its
 // filters, and deletion of everything a check owns.
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../helpers/daemon.js';
-import {
-  api,
-  apiPost,
-  createCheck,
-  getCheck,
-  listFlips,
-  listPings,
-  ping,
-  RID_A,
-  RID_B,
-  usePingDaemon,
-} from './support.js';
+import { ManualClock } from '../../daemon/shared/clock.js';
+import { api, createCheck, ping } from '../helpers/http.js';
+import { useDaemon } from '../helpers/in-process.js';
+import { apiPost, getCheck, listFlips, listPings, RID_A, RID_B } from './support.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 
 /** 2020-06-01T12:00:00Z */
 const T0 = Date.UTC(2020, 5, 1, 12, 0, 0);
 const clock = new ManualClock(T0);
-const env = usePingDaemon({ clock });
+const env = useDaemon({ clock });
 const SEC = 1000;
 
 function at(ms: number): void {
@@ -30,11 +21,11 @@ function at(ms: number): void {
 
 describe('dates and durations', () => {
   it('ping dates are the server time with microseconds, the fraction there even when zero', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     at(T0 + 123);
-    await ping(env, c.uuid);
+    await ping(env.url, c.uuid);
     at(T0 + 2 * SEC);
-    await ping(env, c.uuid);
+    await ping(env.url, c.uuid);
     const [second, first] = await listPings(env, c.uuid);
     expect(first.date).toBe('2020-06-01T12:00:00.123000+00:00');
     expect(second.date).toBe('2020-06-01T12:00:02.000000+00:00');
@@ -42,11 +33,11 @@ describe('dates and durations', () => {
   });
 
   it('start 00:00, success 00:05: duration 300 in the list, last_duration 300 on the check', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     at(T0);
-    await ping(env, `${c.uuid}/start`);
+    await ping(env.url, `${c.uuid}/start`);
     at(T0 + 300 * SEC);
-    await ping(env, c.uuid);
+    await ping(env.url, c.uuid);
     const [success, start] = await listPings(env, c.uuid);
     expect(success.duration).toBe(300);
     expect(start).not.toHaveProperty('duration');
@@ -56,34 +47,34 @@ describe('dates and durations', () => {
   });
 
   it('a run shorter than a second: last_duration 0 is present; a zero-length run has none', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     at(T0);
-    await ping(env, `${c.uuid}/start`);
+    await ping(env.url, `${c.uuid}/start`);
     at(T0 + 720);
-    await ping(env, `${c.uuid}/fail`);
+    await ping(env.url, `${c.uuid}/fail`);
     expect((await listPings(env, c.uuid))[0].duration).toBe(0.72);
     expect(await getCheck(env, c.uuid)).toHaveProperty('last_duration', 0);
-    const z = await createCheck(env);
-    await ping(env, `${z.uuid}/start`);
-    await ping(env, z.uuid);
+    const z = await createCheck(env.url, env.p.apiKey);
+    await ping(env.url, `${z.uuid}/start`);
+    await ping(env.url, z.uuid);
     expect(await getCheck(env, z.uuid)).not.toHaveProperty('last_duration');
   });
 
   it('overlapping runs by rid: start A, start B, success A, success B → 120 and 300', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     at(T0);
-    await ping(env, `${c.uuid}/start?rid=${RID_A}`);
+    await ping(env.url, `${c.uuid}/start?rid=${RID_A}`);
     at(T0 + 60 * SEC);
-    await ping(env, `${c.uuid}/start?rid=${RID_B}`);
+    await ping(env.url, `${c.uuid}/start?rid=${RID_B}`);
     at(T0 + 120 * SEC);
-    await ping(env, `${c.uuid}?rid=${RID_A}`);
+    await ping(env.url, `${c.uuid}?rid=${RID_A}`);
     // B is still running: started stays true and A's success sets no last_duration.
     let check = await getCheck(env, c.uuid);
     expect(check.started).toBe(true);
     expect(check).not.toHaveProperty('last_duration');
     expect(check.next_ping).toBe('2020-06-01T12:01:00+00:00');
     at(T0 + 360 * SEC);
-    await ping(env, `${c.uuid}?rid=${RID_B}`);
+    await ping(env.url, `${c.uuid}?rid=${RID_B}`);
     const pings = await listPings(env, c.uuid);
     expect(pings.map((p) => [p.type, p.rid, p.duration])).toEqual([
       ['success', RID_B, 300],
@@ -97,17 +88,17 @@ describe('dates and durations', () => {
   });
 
   it('start, ign, success: the ign is skipped; a second success gets no duration; log pings never have one', async () => {
-    const c = await createCheck(env, { methods: 'POST' });
+    const c = await createCheck(env.url, env.p.apiKey, { methods: 'POST' });
     at(T0);
-    await ping(env, `${c.uuid}/start`, { method: 'POST' });
+    await ping(env.url, `${c.uuid}/start`, { method: 'POST' });
     at(T0 + 10 * SEC);
-    await ping(env, `${c.uuid}/start`, { method: 'GET' }); // ign
+    await ping(env.url, `${c.uuid}/start`, { method: 'GET' }); // ign
     at(T0 + 12.345 * SEC);
-    await ping(env, `${c.uuid}/log`, { method: 'POST' });
+    await ping(env.url, `${c.uuid}/log`, { method: 'POST' });
     at(T0 + 20.5 * SEC);
-    await ping(env, c.uuid, { method: 'POST' });
+    await ping(env.url, c.uuid, { method: 'POST' });
     at(T0 + 30 * SEC);
-    await ping(env, c.uuid, { method: 'POST' });
+    await ping(env.url, c.uuid, { method: 'POST' });
     const pings = await listPings(env, c.uuid);
     expect(pings.map((p) => [p.type, p.duration])).toEqual([
       ['success', undefined],
@@ -119,15 +110,15 @@ describe('dates and durations', () => {
   });
 
   it('a fail closes a run too; a start more than 72 h back gives no duration', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     at(T0);
-    await ping(env, `${c.uuid}/start`);
+    await ping(env.url, `${c.uuid}/start`);
     at(T0 + 42 * SEC);
-    await ping(env, `${c.uuid}/fail`);
+    await ping(env.url, `${c.uuid}/fail`);
     at(T0 + 100 * SEC);
-    await ping(env, `${c.uuid}/start`);
+    await ping(env.url, `${c.uuid}/start`);
     at(T0 + 100 * SEC + 72 * 3600 * SEC);
-    await ping(env, c.uuid);
+    await ping(env.url, c.uuid);
     const pings = await listPings(env, c.uuid);
     expect(pings[0]).not.toHaveProperty('duration');
     expect(pings[2].duration).toBe(42);
@@ -141,7 +132,7 @@ describe('the ping log window', () => {
     const uuid = r.json.uuid as string;
     for (let i = 1; i <= 8; i++) {
       at(T0 + i * SEC);
-      await ping(env, uuid, { method: 'POST', body: `body ${i}` });
+      await ping(env.url, uuid, { method: 'POST', body: `body ${i}` });
     }
     const list = await api(env.url, `/api/v3/checks/${uuid}/pings/`, { key: project.apiKey });
     expect(list.json.pings.map((p: any) => p.n)).toEqual([8, 7, 6, 5, 4]);
@@ -165,7 +156,7 @@ describe('the ping log window', () => {
     const project = await env.d.createProject({ name: 'long log', pingLogLimit: 5 });
     const r = await api(env.url, '/api/v3/checks/', { key: project.apiKey, body: {} });
     const uuid = r.json.uuid as string;
-    for (let i = 1; i <= 205; i++) await ping(env, uuid);
+    for (let i = 1; i <= 205; i++) await ping(env.url, uuid);
     await env.d.daemon.store.applyJournal();
     const stored = [...environmentOf(env.d.daemon.store).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })];
     expect(stored.map((k) => k[1])).toEqual([201, 202, 203, 204, 205]);
@@ -174,8 +165,8 @@ describe('the ping log window', () => {
   });
 
   it('the list returns at most ping_log_limit entries', async () => {
-    const c = await createCheck(env);
-    for (let i = 0; i < 105; i++) await ping(env, c.uuid);
+    const c = await createCheck(env.url, env.p.apiKey);
+    for (let i = 0; i < 105; i++) await ping(env.url, c.uuid);
     const pings = await listPings(env, c.uuid);
     expect(pings).toHaveLength(100);
     expect(pings[0].n).toBe(105);
@@ -186,13 +177,13 @@ describe('the ping log window', () => {
 describe('flips endpoint', () => {
   // 12:00:00 new→up, 12:01:00 up→down (fail), 12:02:00 down→up, 12:03:00 up→paused, 12:04:00 paused→new
   async function history(): Promise<{ uuid: string; uniqueKey: string }> {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     at(T0 + 0.5 * SEC);
-    await ping(env, c.uuid);
+    await ping(env.url, c.uuid);
     at(T0 + 60 * SEC);
-    await ping(env, `${c.uuid}/fail`);
+    await ping(env.url, `${c.uuid}/fail`);
     at(T0 + 120 * SEC);
-    await ping(env, c.uuid);
+    await ping(env.url, c.uuid);
     at(T0 + 180 * SEC);
     await apiPost(env, `/checks/${c.uuid}/pause`);
     at(T0 + 240 * SEC);
@@ -278,12 +269,12 @@ describe('flips endpoint', () => {
 
 describe('deleting a check', () => {
   it('removes its pings, bodies and flips from the store, and leaves other checks alone', async () => {
-    const doomed = await createCheck(env);
-    const kept = await createCheck(env);
+    const doomed = await createCheck(env.url, env.p.apiKey);
+    const kept = await createCheck(env.url, env.p.apiKey);
     for (const c of [doomed, kept]) {
-      await ping(env, c.uuid, { method: 'POST', body: 'payload' });
-      await ping(env, `${c.uuid}/fail`, { method: 'POST', body: 'boom' });
-      await ping(env, c.uuid);
+      await ping(env.url, c.uuid, { method: 'POST', body: 'payload' });
+      await ping(env.url, `${c.uuid}/fail`, { method: 'POST', body: 'boom' });
+      await ping(env.url, c.uuid);
     }
     const db = environmentOf(env.d.daemon.store);
     const pingKeys = (uuid: string) => [...db.pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })];

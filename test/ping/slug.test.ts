@@ -1,11 +1,16 @@
 // Slug pings S1–S5 and auto-provisioning with ?create=1 (ping-protocol §1,
 // §3.2, §9) over a real HTTP port.
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, apiPost, createCheck, getCheck, listPings, send, usePingDaemon, type PingEnv } from './support.js';
+import { runCli } from '../helpers/child.js';
+import { api, createCheck, send } from '../helpers/http.js';
+import { type DaemonEnv, useDaemon } from '../helpers/in-process.js';
+import { tempDir } from '../helpers/temp.js';
+import { apiPost, getCheck, listPings } from './support.js';
 
-const env = usePingDaemon();
+const env = useDaemon();
 
-async function checksOf(e: PingEnv, key = e.p.apiKey): Promise<any[]> {
+async function checksOf(e: DaemonEnv, key = e.p.apiKey): Promise<any[]> {
   return (await api(e.url, '/api/v3/checks/', { key })).json.checks;
 }
 
@@ -19,7 +24,7 @@ function expectAccepted(r: { status: number; text: string; headers: Record<strin
 
 describe('S1–S5', () => {
   it('S1 success, S2 start, S3 fail, S4 log, S5 exit status, each recorded on the slug check', async () => {
-    const c = await createCheck(env, { slug: 'backup' });
+    const c = await createCheck(env.url, env.p.apiKey, { slug: 'backup' });
     const base = `/ping/${env.p.pingKey}/backup`;
     expectAccepted(await send(env.url, base));
     expect((await getCheck(env, c.uuid)).status).toBe('up');
@@ -38,7 +43,7 @@ describe('S1–S5', () => {
   });
 
   it('exit status above 255 is 400 `invalid url format`; a bad rid is 400 `invalid uuid format`', async () => {
-    const c = await createCheck(env, { slug: 'exit-check' });
+    const c = await createCheck(env.url, env.p.apiKey, { slug: 'exit-check' });
     const base = `/ping/${env.p.pingKey}/exit-check`;
     let r = await send(env.url, `${base}/256`);
     expect(r.status).toBe(400);
@@ -50,13 +55,13 @@ describe('S1–S5', () => {
   });
 
   it('/ping/<key>/start is a success ping to the check whose slug is "start"', async () => {
-    const c = await createCheck(env, { slug: 'start' });
+    const c = await createCheck(env.url, env.p.apiKey, { slug: 'start' });
     expectAccepted(await send(env.url, `/ping/${env.p.pingKey}/start`));
     expect(await getCheck(env, c.uuid)).toMatchObject({ status: 'up', started: false });
   });
 
   it('an uppercase slug is 400 `invalid url format`; a trailing slash or odd characters match no route', async () => {
-    await createCheck(env, { slug: 'lower' });
+    await createCheck(env.url, env.p.apiKey, { slug: 'lower' });
     const r = await send(env.url, `/ping/${env.p.pingKey}/Lower`);
     expect(r.status).toBe(400);
     expect(r.text).toBe('invalid url format');
@@ -68,7 +73,7 @@ describe('S1–S5', () => {
   });
 
   it('unknown slug, unknown or wrong-case ping key, another project: 404 `not found`', async () => {
-    await createCheck(env, { slug: 'known' });
+    await createCheck(env.url, env.p.apiKey, { slug: 'known' });
     const other = await env.d.createProject({ name: 'other' });
     for (const path of [
       `/ping/${env.p.pingKey}/unknown`,
@@ -83,8 +88,8 @@ describe('S1–S5', () => {
   });
 
   it('two checks with the same slug: 409 `ambiguous slug`, even with create=1', async () => {
-    await createCheck(env, { slug: 'twin' });
-    await createCheck(env, { slug: 'twin' });
+    await createCheck(env.url, env.p.apiKey, { slug: 'twin' });
+    await createCheck(env.url, env.p.apiKey, { slug: 'twin' });
     for (const q of ['', '?create=1']) {
       const r = await send(env.url, `/ping/${env.p.pingKey}/twin${q}`);
       expect(r.status).toBe(409);
@@ -95,7 +100,7 @@ describe('S1–S5', () => {
 
 describe('the slug a ping finds', () => {
   it('follows the check: a changed slug answers at once and the old one is 404; deleted, it is 404; created, found', async () => {
-    const check = await createCheck(env, { slug: 'nightly-backup' });
+    const check = await createCheck(env.url, env.p.apiKey, { slug: 'nightly-backup' });
     expect((await send(env.url, `/ping/${env.p.pingKey}/nightly-backup`)).status).toBe(200);
 
     const renamed = await apiPost(env, `/checks/${check.uuid}`, { slug: 'nightly-backup-v2' });
@@ -110,7 +115,7 @@ describe('the slug a ping finds', () => {
     // Cleared, the check has no slug to be found by; another check can take the old one.
     expect((await apiPost(env, `/checks/${check.uuid}`, { slug: '' })).status).toBe(200);
     expect((await send(env.url, `/ping/${env.p.pingKey}/nightly-backup-v2`)).status).toBe(404);
-    const other = await createCheck(env, { slug: 'nightly-backup-v2' });
+    const other = await createCheck(env.url, env.p.apiKey, { slug: 'nightly-backup-v2' });
     expect((await send(env.url, `/ping/${env.p.pingKey}/nightly-backup-v2`)).status).toBe(200);
     expect((await getCheck(env, other.uuid)).n_pings).toBe(1);
 
@@ -192,6 +197,35 @@ describe('auto-provisioning (?create=1)', () => {
     expect(await checksOf(env, project.apiKey)).toHaveLength(4);
     // Existing slugs still take pings.
     expect((await send(env.url, `/ping/${project.pingKey}/a?create=1`)).status).toBe(200);
+  });
+
+  it('a slug longer than the API allows is refused with 400 and creates nothing; 100 characters export and import back', async () => {
+    const project = await env.d.createProject({ name: 'long-slugs' });
+    // 101 is one over the API's limit; 1937+ reached LMDB's key size, 4093+ its read buffer.
+    for (const n of [101, 1937, 1938, 4093, 8000]) {
+      const slug = 'a'.repeat(n);
+      for (const suffix of ['', '/start', '/fail', '/0']) {
+        const created = await send(env.url, `/ping/${project.pingKey}/${slug}${suffix}?create=1`);
+        expect(created.status, `${n}${suffix}`).toBe(400);
+        expect(created.text).toBe('invalid url format');
+        const found = await send(env.url, `/ping/${project.pingKey}/${slug}${suffix}`);
+        expect(found.status, `${n}${suffix}`).toBe(404);
+        expect(found.text).toBe('not found');
+      }
+    }
+    expect(await checksOf(env, project.apiKey)).toEqual([]);
+    const longest = 'b'.repeat(100);
+    expectAccepted(await send(env.url, `/ping/${project.pingKey}/${longest}?create=1`), 201);
+    expectAccepted(await send(env.url, `/ping/${project.pingKey}/${longest}`));
+    const [check] = await checksOf(env, project.apiKey);
+    expect(check).toMatchObject({ name: longest, slug: longest, n_pings: 2 });
+    // What a ping created, the API would take too: export and import carry it.
+    const dir = tempDir();
+    const file = join(dir, 'export.json');
+    const exported = await runCli(['export', '--data-dir', env.d.dataDir, '--out', file]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const imported = await runCli(['import', '--data-dir', join(dir, 'copy'), file]);
+    expect(imported.code, imported.stderr).toBe(0);
   });
 
   it('concurrent create=1 pings for one slug create one check', async () => {

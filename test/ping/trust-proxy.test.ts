@@ -1,13 +1,15 @@
 // remote_addr with --trust-proxy (ping-protocol §5.1 as adopted by contract.md):
 // X-Forwarded-For is honoured only when the daemon is told it sits behind a proxy.
 import { describe, expect, it } from 'vitest';
-import { createCheck, listPings, ping, usePingDaemon } from './support.js';
+import { createCheck, ping } from '../helpers/http.js';
+import { useDaemon } from '../helpers/in-process.js';
+import { listPings } from './support.js';
 
-const env = usePingDaemon({ trustProxy: true });
+const env = useDaemon({ trustProxy: true });
 
 async function recorded(xff: string | undefined): Promise<string | null> {
-  const c = await createCheck(env);
-  await ping(env, c.uuid, { headers: xff === undefined ? {} : { 'X-Forwarded-For': xff } });
+  const c = await createCheck(env.url, env.p.apiKey);
+  await ping(env.url, c.uuid, { headers: xff === undefined ? {} : { 'X-Forwarded-For': xff } });
   return (await listPings(env, c.uuid))[0].remote_addr;
 }
 
@@ -39,8 +41,8 @@ describe('with --trust-proxy', () => {
   });
 
   it('scheme still comes from X-Forwarded-Proto', async () => {
-    const c = await createCheck(env);
-    await ping(env, c.uuid, { headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '9.9.9.9' } });
+    const c = await createCheck(env.url, env.p.apiKey);
+    await ping(env.url, c.uuid, { headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '9.9.9.9' } });
     const [p] = await listPings(env, c.uuid);
     expect(p).toMatchObject({ scheme: 'https', remote_addr: '9.9.9.9' });
   });

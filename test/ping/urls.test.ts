@@ -2,19 +2,11 @@
 // §1–§4, §6 steps 1–3, §7 validation): exact bodies, status codes and headers,
 // and that refused requests record nothing.
 import { describe, expect, it } from 'vitest';
-import {
-  api,
-  apiPost,
-  createCheck,
-  getCheck,
-  listPings,
-  MISSING_UUID,
-  send,
-  usePingDaemon,
-  type RawResponse,
-} from './support.js';
+import { api, createCheck, MISSING_UUID, type RawResponse, send } from '../helpers/http.js';
+import { useDaemon } from '../helpers/in-process.js';
+import { apiPost, getCheck, listPings } from './support.js';
 
-const env = usePingDaemon();
+const env = useDaemon();
 
 function expectAccepted(r: RawResponse, body = 'OK', status = 200): void {
   expect(r.status).toBe(status);
@@ -31,7 +23,7 @@ async function nPings(uuid: string): Promise<number> {
 
 describe('UUID forms U1–U5', () => {
   it('U1 /ping/<uuid>: 200 OK with CORS, Ping-Body-Limit and never-cache headers; new → up', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     const r = await send(env.url, `/ping/${c.uuid}`);
     expectAccepted(r);
     expect(r.headers.expires).toBeDefined();
@@ -46,13 +38,13 @@ describe('UUID forms U1–U5', () => {
   });
 
   it("U1' /ping/<uuid>/ (trailing slash) is a success ping too", async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     expectAccepted(await send(env.url, `/ping/${c.uuid}/`));
     expect((await getCheck(env, c.uuid)).status).toBe('up');
   });
 
   it('U2 /start: started, status stays new, last_ping unchanged', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     expectAccepted(await send(env.url, `/ping/${c.uuid}/start`));
     const after = await getCheck(env, c.uuid);
     expect(after).toMatchObject({ status: 'new', started: true, last_ping: null, n_pings: 1 });
@@ -60,7 +52,7 @@ describe('UUID forms U1–U5', () => {
   });
 
   it('U3 /fail: down at once', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     expectAccepted(await send(env.url, `/ping/${c.uuid}/fail`));
     const after = await getCheck(env, c.uuid);
     expect(after).toMatchObject({ status: 'down', n_pings: 1, next_ping: null });
@@ -69,7 +61,7 @@ describe('UUID forms U1–U5', () => {
   });
 
   it('U4 /log: recorded, nothing else changes', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     expectAccepted(await send(env.url, `/ping/${c.uuid}/log`, { method: 'POST', body: 'hello' }));
     const after = await getCheck(env, c.uuid);
     expect(after).toMatchObject({ status: 'new', started: false, last_ping: null, n_pings: 1 });
@@ -77,14 +69,14 @@ describe('UUID forms U1–U5', () => {
   });
 
   it('U5 exit status 0 is success; 1..255 (leading zeros allowed) are fail', async () => {
-    const ok = await createCheck(env);
+    const ok = await createCheck(env.url, env.p.apiKey);
     expectAccepted(await send(env.url, `/ping/${ok.uuid}/0`));
     expect((await getCheck(env, ok.uuid)).status).toBe('up');
     expectAccepted(await send(env.url, `/ping/${ok.uuid}/000`));
     expect((await listPings(env, ok.uuid)).map((p) => p.type)).toEqual(['success', 'success']);
 
     for (const code of ['1', '7', '007', '123', '255']) {
-      const c = await createCheck(env);
+      const c = await createCheck(env.url, env.p.apiKey);
       expectAccepted(await send(env.url, `/ping/${c.uuid}/${code}`));
       expect((await getCheck(env, c.uuid)).status).toBe('down');
       expect((await listPings(env, c.uuid))[0].type).toBe('fail');
@@ -92,7 +84,7 @@ describe('UUID forms U1–U5', () => {
   });
 
   it('exit status above 255 is 400 `invalid url format` and records nothing', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     for (const code of ['256', '1000', '99999999999999999999']) {
       const r = await send(env.url, `/ping/${c.uuid}/${code}`);
       expect(r.status).toBe(400);
@@ -104,8 +96,8 @@ describe('UUID forms U1–U5', () => {
   });
 
   it('an exit status above 255 is refused whatever the check settings (methods=POST, paused with manual_resume)', async () => {
-    const post = await createCheck(env, { methods: 'POST' });
-    const paused = await createCheck(env, { manual_resume: true });
+    const post = await createCheck(env.url, env.p.apiKey, { methods: 'POST' });
+    const paused = await createCheck(env.url, env.p.apiKey, { manual_resume: true });
     expect((await apiPost(env, `/checks/${paused.uuid}/pause`)).status).toBe(200);
     for (const c of [post, paused]) {
       for (const method of ['GET', 'POST']) {
@@ -126,7 +118,7 @@ describe('UUID forms U1–U5', () => {
   });
 
   it('exit status is validated before rid', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     const r = await send(env.url, `/ping/${c.uuid}/256?rid=nope`);
     expect(r.status).toBe(400);
     expect(r.text).toBe('invalid url format');
@@ -145,7 +137,7 @@ describe('404s', () => {
   });
 
   it('uppercase UUIDs, UUIDs without hyphens and junk match no route: generic 404, nothing recorded', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     const upper = c.uuid.toUpperCase();
     const bare = c.uuid.replace(/-/g, '');
     for (const path of [`/ping/${upper}`, `/ping/${upper}/`, `/ping/${bare}`, '/ping/XYZ', '/ping/', '/ping', `/ping/{${c.uuid}}`]) {
@@ -158,7 +150,7 @@ describe('404s', () => {
   });
 
   it('trailing slashes are accepted on U1 only; /-1 and other suffixes are 404', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     for (const suffix of ['/start/', '/fail/', '/log/', '/0/', '/1/', '//', '/-1', '/+1', '/1.0', '/bogus/x']) {
       const r = await send(env.url, `/ping/${c.uuid}${suffix}`);
       expect(r.status, suffix).toBe(404);
@@ -170,7 +162,7 @@ describe('404s', () => {
 
 describe('run ids', () => {
   it('a present but malformed rid is 400 `invalid uuid format` and records nothing', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     const bad = ['', '12345', `${MISSING_UUID}0`, MISSING_UUID.replace(/-/g, ''), `{${MISSING_UUID}}`, 'x'.repeat(36)];
     for (const rid of bad) {
       for (const suffix of ['', '/start', '/fail', '/log', '/0']) {
@@ -184,7 +176,7 @@ describe('run ids', () => {
   });
 
   it('an uppercase rid is accepted and reported in lowercase; other query parameters are ignored', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     const rid = '04603D8B-EDF4-4E85-8F61-24BEDBCAAB59';
     expect((await send(env.url, `/ping/${c.uuid}/start?foo=bar&rid=${rid}&create=1`)).status).toBe(200);
     const [p] = await listPings(env, c.uuid);
@@ -194,7 +186,7 @@ describe('run ids', () => {
 
 describe('methods', () => {
   it('HEAD, GET, POST, PUT, DELETE, PATCH and OPTIONS are all pings, recorded with their method', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     const methods = ['HEAD', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
     for (const method of methods) {
       const r = await send(env.url, `/ping/${c.uuid}`, { method });
@@ -210,7 +202,7 @@ describe('methods', () => {
   });
 
   it('every other method Node parses (TRACE, PURGE, PROPFIND...) is a ping too, with its body', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     const methods = ['TRACE', 'PURGE', 'PROPFIND', 'MKCOL', 'REPORT', 'LINK', 'NOTIFY', 'M-SEARCH'];
     for (const method of methods) {
       const r = await send(env.url, `/ping/${c.uuid}`, { method, body: `via ${method}` });
@@ -224,13 +216,13 @@ describe('methods', () => {
       expect(body.text, p.method).toBe(`via ${p.method}`);
     }
     // The slug forms and the suffixes take them as well.
-    const s = await createCheck(env, { slug: 'purged' });
+    const s = await createCheck(env.url, env.p.apiKey, { slug: 'purged' });
     expectAccepted(await send(env.url, `/ping/${env.p.pingKey}/purged/fail`, { method: 'PURGE' }));
     expect(await getCheck(env, s.uuid)).toMatchObject({ status: 'down', n_pings: 1 });
   });
 
   it('a Content-Type that is not a media type is ignored: the ping is recorded with its body, never 415', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     const cases: Array<[string, string, string | undefined]> = [
       ['POST', 'text', 'hello'],
       ['POST', 'foo', undefined],
@@ -253,13 +245,13 @@ describe('methods', () => {
   });
 
   it('HEAD is a full ping: counted and changes the status', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     expect((await send(env.url, `/ping/${c.uuid}/fail`, { method: 'HEAD' })).status).toBe(200);
     expect(await getCheck(env, c.uuid)).toMatchObject({ status: 'down', n_pings: 1 });
   });
 
   it('OPTIONS is not a CORS preflight: it is a ping', async () => {
-    const c = await createCheck(env);
+    const c = await createCheck(env.url, env.p.apiKey);
     const r = await send(env.url, `/ping/${c.uuid}/start`, {
       method: 'OPTIONS',
       headers: { Origin: 'https://example.com', 'Access-Control-Request-Method': 'POST' },
@@ -270,7 +262,7 @@ describe('methods', () => {
   });
 
   it('methods=POST: anything but POST (HEAD included) is answered 200 OK and recorded as ign', async () => {
-    const c = await createCheck(env, { methods: 'POST' });
+    const c = await createCheck(env.url, env.p.apiKey, { methods: 'POST' });
     for (const method of ['GET', 'HEAD', 'PUT', 'OPTIONS']) {
       const r = await send(env.url, `/ping/${c.uuid}/fail`, { method });
       expect(r.status, method).toBe(200);

@@ -1,14 +1,10 @@
 // alert-policies §2, failure tolerance, end to end: the API fields, fail pings
 // stored but not flipping, the flip and its one notification with the count,
 // and a count that survives a restart.
-import { afterEach, describe, expect, it } from 'vitest';
-import { api, at, createCheck, deliveries, getCheck, MIN, ping, restart, startPolicyEnv, stopPolicyEnv, T0, type PolicyEnv } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { api, at, createCheck, deliveries, getCheck, MIN, ping, restart, startPolicyEnv, T0, type PolicyEnv } from './support.js';
 
 let env: PolicyEnv | undefined;
-afterEach(async () => {
-  await stopPolicyEnv(env);
-  env = undefined;
-});
 
 describe('API', () => {
   it('failure_tolerance is set, read back, and absent at 0; consecutive_failures shows only while non-zero', async () => {

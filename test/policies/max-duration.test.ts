@@ -1,14 +1,10 @@
 // alert-policies §1, the run-time limit, end to end: the API field (valid,
 // invalid, absent at its default), the down flip with reason `duration` and
 // its one notification, and the catch-up after a restart.
-import { afterEach, describe, expect, it } from 'vitest';
-import { api, at, createCheck, deliveries, getCheck, H, MIN, ping, restart, startPolicyEnv, stopPolicyEnv, T0, type PolicyEnv } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { api, at, createCheck, deliveries, getCheck, H, MIN, ping, restart, startPolicyEnv, T0, type PolicyEnv } from './support.js';
 
 let env: PolicyEnv | undefined;
-afterEach(async () => {
-  await stopPolicyEnv(env);
-  env = undefined;
-});
 
 describe('API', () => {
   it('create and update set it, read it back, and 0 takes it out of the representation', async () => {

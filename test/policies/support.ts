@@ -2,11 +2,12 @@
 // hand-moved clock, a project with a webhook channel whose every delivery a
 // local receiver records with the policy placeholders, and a step that lets
 // the daemon act on the clock's new time. Not a test file itself.
-import { api, startInProcess, tempDir, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
-import { makeChannel, startHttpReceiver, waitUntil, type HttpReceiver } from '../notify/support.js';
+import { api, ping as pingOver } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
+import { makeChannel, startHttpReceiver, type HttpReceiver } from '../notify/support.js';
 import { ManualClock } from '../../daemon/shared/clock.js';
 
-export { api, makeChannel, startHttpReceiver, waitUntil, ManualClock, tempDir };
+export { api, makeChannel, startHttpReceiver, ManualClock };
 export type { HttpReceiver, InProcessDaemon, TestProject };
 
 export const S = 1000;
@@ -53,7 +54,7 @@ export interface PolicyEnv {
   dataDir: string;
 }
 
-/** A daemon on `clock` (data in `dataDir`, fresh by default) with a project and its webhook channel. */
+/** A daemon on `clock` with a project and its webhook channel; both stop at cleanup. */
 export async function startPolicyEnv(opts: { clock?: ManualClock; rx?: HttpReceiver } = {}): Promise<PolicyEnv> {
   const clock = opts.clock ?? new ManualClock(T0);
   const rx = opts.rx ?? (await startHttpReceiver());
@@ -68,12 +69,6 @@ export async function restart(env: PolicyEnv): Promise<PolicyEnv> {
   await env.d.stop();
   const d = await startInProcess({ dataDir: env.dataDir, clock: env.clock, notify: { retryBaseMs: 50, retryMaxDelayMs: 200, timeoutMs: 5000 } });
   return { ...env, d };
-}
-
-/** Stop the daemon and the receiver. */
-export async function stopPolicyEnv(env: PolicyEnv | undefined): Promise<void> {
-  await env?.d.stop();
-  await env?.rx.close();
 }
 
 /** Let the daemon act on the clock's time: hand committed events on, run the monitor, deliver. */
@@ -112,8 +107,6 @@ export async function getCheck(env: PolicyEnv, uuid: string, version = 3): Promi
 
 /** A ping at the clock's time (`suffix`: "", "start", "fail", "log", an exit status), then settle. */
 export async function ping(env: PolicyEnv, uuid: string, suffix = ''): Promise<void> {
-  const res = await fetch(`${env.d.url}/ping/${uuid}${suffix ? `/${suffix}` : ''}`);
-  await res.text();
-  if (res.status !== 200) throw new Error(`ping ${uuid}/${suffix}: ${res.status}`);
+  await pingOver(env.d.url, suffix ? `${uuid}/${suffix}` : uuid);
   await settle(env);
 }

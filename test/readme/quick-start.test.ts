@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { freePort, REPO_ROOT, tempDir } from '../helpers/daemon.js';
+import { freePort } from '../helpers/http.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
 
 const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 
@@ -26,9 +28,7 @@ describe('the README on a fresh clone', () => {
     expect(start).toBe('npm install && npm start');
     const quick = shBlockAfter('## Quick start');
 
-    const tmp = tempDir('checkd-readme-');
-    onTestFinished(() => tmp.cleanup(), 120_000);
-    const clone = join(tmp.path, 'checkd');
+    const clone = join(tempDir('checkd-readme-', { cleanupTimeoutMs: 120_000 }), 'checkd');
     execFileSync('git', ['clone', '-q', REPO_ROOT, clone]);
 
     // The README's address, moved to a free port so the test cannot collide with anything.

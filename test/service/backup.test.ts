@@ -4,17 +4,15 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, createProjectCli, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
-import { Store } from '../../daemon/store/store.js';
-import { useCleanups } from '../helpers/store.js';
-
-const cleanups = useCleanups();
+import { createProjectCli, runCli, startChild, type ChildDaemon } from '../helpers/child.js';
+import { api } from '../helpers/http.js';
+import { openStore } from '../helpers/store.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** A temp dir (removed after the test) holding a data dir with one project. */
 async function projectDir(prefix: string) {
   const tmp = tempDir(prefix);
-  cleanups.push(() => tmp.cleanup());
-  const dataDir = join(tmp.path, 'data');
+  const dataDir = join(tmp, 'data');
   return { tmp, dataDir, p: await newProject(dataDir) };
 }
 
@@ -25,9 +23,8 @@ async function newProject(dataDir: string, pingLogLimit = 100_000) {
 describe('checkd backup', () => {
   it('copies a consistent snapshot under load: every ping acknowledged before the backup began is in the copy', async () => {
     const { tmp, dataDir, p } = await projectDir('checkd-backup-');
-    const copyDir = join(tmp.path, 'backups', 'copy');
+    const copyDir = join(tmp, 'backups', 'copy');
     const d: ChildDaemon = await startChild(['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
-    cleanups.push(() => d.stop('SIGKILL'));
     const created = await api(d.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'load', timeout: 3600 } });
     expect(created.status).toBe(201);
     const uuid = (created.json as { ping_url: string }).ping_url.split('/').pop()!;
@@ -61,20 +58,17 @@ describe('checkd backup', () => {
     await Promise.all(workers);
     expect(failures).toBe(0);
     const during = acked.filter((a) => a.at > backupStarted && a.at < backupEnded).length;
-    expect(await d.stop('SIGTERM')).toBe(0);
+    expect((await d.stop('SIGTERM')).code).toBe(0);
 
     expect(summary).toMatchObject({ out: copyDir, projects: 1, checks: 1 });
     expect(readdirSync(copyDir)).toEqual(['data.mdb']);
 
     // The copy, opened directly: every acknowledged-before ping is there.
-    const copy = Store.open(copyDir, { readOnly: true });
-    let inCopy: Set<string>;
-    try {
-      inCopy = new Set(copy.listPings(uuid, 1_000_000).map((ping) => Buffer.from(ping.body ?? []).toString()));
-      expect(copy.revision()).toBe(summary.revision);
-    } finally {
-      await copy.close();
-    }
+    const copy = openStore(copyDir, { readOnly: true });
+    const inCopy = new Set(copy.listPings(uuid, 1_000_000).map((ping) => Buffer.from(ping.body ?? []).toString()));
+    expect(copy.revision()).toBe(summary.revision);
+    // Closed before a daemon serves the copy below.
+    await copy.close();
     const missing = [...before].filter((b) => !inCopy.has(b));
     expect(missing, `${missing.length} acknowledged pings missing`).toEqual([]);
     // ...and nothing that was never acknowledged (the copy is a snapshot of
@@ -88,30 +82,29 @@ describe('checkd backup', () => {
 
     // The copy is a data dir: a daemon serves it, with the same keys.
     const served = await startChild(['--data-dir', copyDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
-    cleanups.push(() => served.stop('SIGKILL'));
     const check = await api(served.url, `/api/v3/checks/${uuid}`, { key: p.api_key_readonly });
     expect(check.status).toBe(200);
     expect((check.json as { n_pings: number }).n_pings).toBe(inCopy.size);
     const ping = await fetch(`${served.url}/ping/${uuid}`);
     expect(ping.status).toBe(200);
-    expect(await served.stop('SIGTERM')).toBe(0);
+    expect((await served.stop('SIGTERM')).code).toBe(0);
   }, 90_000);
 
   it('refuses bad arguments with exit code 2 and writes nothing', async () => {
     const { tmp, dataDir } = await projectDir('checkd-backup-args-');
-    const nonEmpty = join(tmp.path, 'full');
+    const nonEmpty = join(tmp, 'full');
     mkdirSync(nonEmpty);
     writeFileSync(join(nonEmpty, 'x'), 'x');
-    const file = join(tmp.path, 'file');
+    const file = join(tmp, 'file');
     writeFileSync(file, 'x');
-    const linked = join(tmp.path, 'linked');
+    const linked = join(tmp, 'linked');
     symlinkSync(dataDir, linked);
     const cases: Array<[string[], RegExp]> = [
       [['backup', '--data-dir', dataDir], /required option '--out <dir>'/],
       [['backup', '--data-dir', dataDir, '--out', nonEmpty], /is not empty/],
       [['backup', '--data-dir', dataDir, '--out', file], /not a directory/],
       [['backup', '--data-dir', dataDir, '--out', join(dataDir, 'inner')], /must not be the data dir, inside it or above it/],
-      [['backup', '--data-dir', join(tmp.path, 'nothing'), '--out', join(tmp.path, 'b1')], /no checkd data/],
+      [['backup', '--data-dir', join(tmp, 'nothing'), '--out', join(tmp, 'b1')], /no checkd data/],
       // Through a symbolic link to the data dir (as /var/lib/checkd is one under systemd).
       [['backup', '--data-dir', linked, '--out', join(dataDir, 'via-link')], /must not be the data dir, inside it or above it/],
       [['backup', '--data-dir', dataDir, '--out', join(linked, 'via-link')], /must not be the data dir, inside it or above it/],
@@ -123,13 +116,13 @@ describe('checkd backup', () => {
     }
     expect(existsSync(join(dataDir, 'inner'))).toBe(false);
     expect(existsSync(join(dataDir, 'via-link'))).toBe(false);
-    expect(existsSync(join(tmp.path, 'b1'))).toBe(false);
-    expect(existsSync(join(tmp.path, 'nothing'))).toBe(false);
+    expect(existsSync(join(tmp, 'b1'))).toBe(false);
+    expect(existsSync(join(tmp, 'nothing'))).toBe(false);
   });
 
   it('the copy is readable by its owner alone, also in an --out that existed with a wider mode', async () => {
     const { tmp, dataDir } = await projectDir('checkd-backup-mode-');
-    const out = join(tmp.path, 'open');
+    const out = join(tmp, 'open');
     mkdirSync(out, { mode: 0o755 });
     chmodSync(out, 0o755);
     const r = await runCli(['backup', '--data-dir', dataDir, '--out', out]);
@@ -147,14 +140,10 @@ describe('checkd backup', () => {
 
   it('--compact makes a copy that also opens and holds the same data', async () => {
     const { tmp, dataDir, p } = await projectDir('checkd-backup-compact-');
-    const r = await runCli(['backup', '--compact', '--data-dir', dataDir, '--out', join(tmp.path, 'c'), '--json']);
+    const r = await runCli(['backup', '--compact', '--data-dir', dataDir, '--out', join(tmp, 'c'), '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const copy = Store.open(join(tmp.path, 'c'), { readOnly: true });
-    try {
-      expect(copy.getProject(p.id)?.name).toBe('backup');
-      expect(copy.authenticate(p.api_key)?.project.id).toBe(p.id);
-    } finally {
-      await copy.close();
-    }
+    const copy = openStore(join(tmp, 'c'), { readOnly: true });
+    expect(copy.getProject(p.id)?.name).toBe('backup');
+    expect(copy.authenticate(p.api_key)?.project.id).toBe(p.id);
   });
 });

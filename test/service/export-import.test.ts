@@ -4,9 +4,14 @@
 // never overwritten without --replace.
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
 import { Store } from '../../daemon/store/store.js';
+import { runCli, runCliJson, startChild, type ChildDaemon } from '../helpers/child.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { api } from '../helpers/http.js';
+import { CHECKD_BIN } from '../helpers/paths.js';
+import { openStore } from '../helpers/store.js';
+import { tempDir } from '../helpers/temp.js';
 
 interface Project {
   id: string;
@@ -15,20 +20,14 @@ interface Project {
   ping_key: string;
 }
 
-const tmp = tempDir('checkd-transfer-');
-const source = join(tmp.path, 'source');
-const exportFile = join(tmp.path, 'export.json');
+let tmp: string;
+let source: string;
+let exportFile: string;
 let p: Project;
 let q: Project;
 let extraKey: string;
 let d: ChildDaemon;
 const uuids: string[] = [];
-
-async function cli(args: string[]): Promise<any> {
-  const r = await runCli([...args, '--json']);
-  expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-  return JSON.parse(r.stdout);
-}
 
 function serve(dataDir: string): Promise<ChildDaemon> {
   // Same base URL for both, so that every URL in the answers can be compared.
@@ -56,12 +55,15 @@ async function snapshot(url: string): Promise<Record<string, unknown>> {
   return out;
 }
 
-beforeAll(async () => {
-  p = await cli(['project', 'create', '--name', 'alpha', '--check-limit', '50', '--ping-log-limit', '500', '--data-dir', source]);
-  q = await cli(['project', 'create', '--name', 'beta', '--data-dir', source]);
-  extraKey = (await cli(['key', 'create', '--project', p.id, '--read-only', '--data-dir', source])).api_key;
-  const hook = (await cli(['channel', 'create', '--project', p.id, '--kind', 'webhook', '--name', 'hook', '--value', 'https://example.com/hook', '--data-dir', source])).id;
-  await cli(['channel', 'create', '--project', p.id, '--kind', 'email', '--name', 'ops', '--value', 'ops@example.com', '--data-dir', source]);
+setupSuite(async () => {
+  tmp = tempDir('checkd-transfer-');
+  source = join(tmp, 'source');
+  exportFile = join(tmp, 'export.json');
+  p = await runCliJson(['project', 'create', '--name', 'alpha', '--check-limit', '50', '--ping-log-limit', '500', '--data-dir', source]);
+  q = await runCliJson(['project', 'create', '--name', 'beta', '--data-dir', source]);
+  extraKey = (await runCliJson(['key', 'create', '--project', p.id, '--read-only', '--data-dir', source])).api_key;
+  const hook = (await runCliJson(['channel', 'create', '--project', p.id, '--kind', 'webhook', '--name', 'hook', '--value', 'https://example.com/hook', '--data-dir', source])).id;
+  await runCliJson(['channel', 'create', '--project', p.id, '--kind', 'email', '--name', 'ops', '--value', 'ops@example.com', '--data-dir', source]);
   d = await serve(source);
   const mk = async (key: string, body: Record<string, unknown>) => {
     const r = await api(d.url, '/api/v3/checks/', { key, body });
@@ -100,11 +102,6 @@ beforeAll(async () => {
   expect(JSON.parse(r.stdout)).toMatchObject({ out: exportFile, projects: 2, checks: 5 });
 }, 60_000);
 
-afterAll(async () => {
-  await d?.stop('SIGKILL');
-  tmp.cleanup();
-});
-
 describe('export', () => {
   it('writes a 0600 JSON document with key digests, never the keys', () => {
     expect(statSync(exportFile).mode & 0o777).toBe(0o600);
@@ -133,8 +130,8 @@ describe('export', () => {
 
 describe('import', () => {
   it('round trip: a fresh data dir answers the same checks, channels and badges with the same keys', async () => {
-    const target = join(tmp.path, 'target');
-    const summary = await cli(['import', '--data-dir', target, exportFile]);
+    const target = join(tmp, 'target');
+    const summary = await runCliJson(['import', '--data-dir', target, exportFile]);
     expect(summary).toMatchObject({ projects: 2, checks: 5, channels: 2, api_keys: 5, replaced: [], badge_secret: 'imported' });
     const before = await snapshot(d.url);
     // The comparison is about real answers: lists with the checks, badges, channels.
@@ -144,32 +141,26 @@ describe('import', () => {
     expect(Object.keys((before['p.rw /api/v3/badges/'] as { body: { badges: object } }).body.badges)).toEqual(expect.arrayContaining(['prod', 'db']));
     expect(before['q.rw /api/v3/checks/']).toMatchObject({ status: 200, body: { checks: { length: 1 } } });
     const t = await serve(target);
-    try {
-      const after = await snapshot(t.url);
-      expect(after).toEqual(before);
-      // And the imported checks live on: UUID and slug pings are accepted.
-      expect((await fetch(`${t.url}/ping/${uuids[0]}`, { method: 'POST', body: 'OK again' })).status).toBe(200);
-      expect((await fetch(`${t.url}/ping/${p.ping_key}/backups`, { method: 'POST', body: 'OK' })).status).toBe(200);
-      const check = await api(t.url, `/api/v3/checks/${uuids[0]}`, { key: p.api_key });
-      expect((check.json as { n_pings: number }).n_pings).toBe(4);
-      // Write access works with the imported read-write key, not with a read-only one.
-      expect((await api(t.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'new after import' } })).status).toBe(201);
-      expect((await api(t.url, '/api/v3/checks/', { key: extraKey, body: { name: 'nope' } })).status).toBe(401);
-    } finally {
-      await t.stop('SIGTERM');
-    }
+    const after = await snapshot(t.url);
+    expect(after).toEqual(before);
+    // And the imported checks live on: UUID and slug pings are accepted.
+    expect((await fetch(`${t.url}/ping/${uuids[0]}`, { method: 'POST', body: 'OK again' })).status).toBe(200);
+    expect((await fetch(`${t.url}/ping/${p.ping_key}/backups`, { method: 'POST', body: 'OK' })).status).toBe(200);
+    const check = await api(t.url, `/api/v3/checks/${uuids[0]}`, { key: p.api_key });
+    expect((check.json as { n_pings: number }).n_pings).toBe(4);
+    // Write access works with the imported read-write key, not with a read-only one.
+    expect((await api(t.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'new after import' } })).status).toBe(201);
+    expect((await api(t.url, '/api/v3/checks/', { key: extraKey, body: { name: 'nope' } })).status).toBe(401);
   }, 30_000);
 
   it('refuses ids that exist (exit code 2, nothing written); --replace replaces those projects whole', async () => {
-    const target = join(tmp.path, 'again');
-    await cli(['import', '--data-dir', target, exportFile]);
+    const target = join(tmp, 'again');
+    await runCliJson(['import', '--data-dir', target, exportFile]);
     const rev = async () => {
-      const s = Store.open(target, { readOnly: true });
-      try {
-        return s.revision();
-      } finally {
-        await s.close();
-      }
+      const s = openStore(target, { readOnly: true });
+      const revision = s.revision();
+      await s.close();
+      return revision;
     };
     const rev0 = await rev();
     const again = await runCli(['import', '--data-dir', target, exportFile]);
@@ -183,27 +174,23 @@ describe('import', () => {
     doc.projects[0].checks[0].name = 'renamed';
     doc.projects[0].checks.pop();
     doc.projects = [doc.projects[0]];
-    const edited = join(tmp.path, 'edited.json');
+    const edited = join(tmp, 'edited.json');
     writeFileSync(edited, JSON.stringify(doc));
-    const replaced = await cli(['import', '--replace', '--data-dir', target, edited]);
+    const replaced = await runCliJson(['import', '--replace', '--data-dir', target, edited]);
     expect(replaced).toMatchObject({ projects: 1, checks: 3, replaced: [p.id] });
     const t = await serve(target);
-    try {
-      const list = await api(t.url, '/api/v3/checks/', { key: p.api_key });
-      expect((list.json as { checks: Array<{ name: string }> }).checks.map((c) => c.name)).toEqual(['renamed', 'cron', 'calendar']);
-      // The other project was not touched.
-      const beta = await api(t.url, '/api/v3/checks/', { key: q.api_key });
-      expect((beta.json as { checks: Array<{ name: string }> }).checks.map((c) => c.name)).toEqual(['beta check']);
-      // A removed check is gone with its pings.
-      expect((await api(t.url, `/api/v3/checks/${uuids[3]}`, { key: p.api_key })).status).toBe(404);
-    } finally {
-      await t.stop('SIGTERM');
-    }
+    const list = await api(t.url, '/api/v3/checks/', { key: p.api_key });
+    expect((list.json as { checks: Array<{ name: string }> }).checks.map((c) => c.name)).toEqual(['renamed', 'cron', 'calendar']);
+    // The other project was not touched.
+    const beta = await api(t.url, '/api/v3/checks/', { key: q.api_key });
+    expect((beta.json as { checks: Array<{ name: string }> }).checks.map((c) => c.name)).toEqual(['beta check']);
+    // A removed check is gone with its pings.
+    expect((await api(t.url, `/api/v3/checks/${uuids[3]}`, { key: p.api_key })).status).toBe(404);
   }, 30_000);
 
   it('refuses an id owned by another project even with --replace', async () => {
-    const target = join(tmp.path, 'clash');
-    await cli(['import', '--data-dir', target, exportFile]);
+    const target = join(tmp, 'clash');
+    await runCliJson(['import', '--data-dir', target, exportFile]);
     const doc = JSON.parse(readFileSync(exportFile, 'utf8'));
     // beta, under a new id, claiming alpha's first check.
     const beta = doc.projects[1];
@@ -213,7 +200,7 @@ describe('import', () => {
     beta.api_keys = [];
     beta.checks[0].uuid = doc.projects[0].checks[0].uuid;
     doc.projects = [beta];
-    const file = join(tmp.path, 'clash.json');
+    const file = join(tmp, 'clash.json');
     writeFileSync(file, JSON.stringify(doc));
     const r = await runCli(['import', '--replace', '--data-dir', target, file]);
     expect(r.code).toBe(2);
@@ -241,7 +228,7 @@ describe('import', () => {
       ['a bad webhook', (x) => ((x.projects[0].channels[0].value = 'ftp://example.com'), x), /channels\[0\]\.value: not a valid value for a webhook channel/],
     ];
     for (const [what, mutate, message] of variants) {
-      const target = join(tmp.path, `bad-${what.replace(/\W+/g, '-')}`);
+      const target = join(tmp, `bad-${what.replace(/\W+/g, '-')}`);
       const file = `${target}.json`;
       const doc = mutate(structuredClone(good));
       writeFileSync(file, typeof doc === 'string' ? doc : JSON.stringify(doc));
@@ -251,12 +238,12 @@ describe('import', () => {
       expect(existsSync(target), `${what}: data dir created`).toBe(false);
     }
     // Into an existing data dir: untouched.
-    const existing = join(tmp.path, 'existing');
-    await cli(['project', 'create', '--name', 'here', '--data-dir', existing]);
+    const existing = join(tmp, 'existing');
+    await runCliJson(['project', 'create', '--name', 'here', '--data-dir', existing]);
     const s0 = Store.open(existing, { readOnly: true });
     const rev0 = s0.revision();
     await s0.close();
-    const bad = join(tmp.path, 'bad.json');
+    const bad = join(tmp, 'bad.json');
     writeFileSync(bad, JSON.stringify({ ...good, projects: [{ ...good.projects[0], check_limit: -1 }] }));
     const r = await runCli(['import', '--data-dir', existing, bad]);
     expect(r.code).toBe(2);
@@ -266,14 +253,13 @@ describe('import', () => {
     expect(s1.listProjects().map((x) => x.name)).toEqual(['here']);
     await s1.close();
     // A missing file and a missing argument are usage errors too.
-    expect((await runCli(['import', '--data-dir', existing, join(tmp.path, 'nope.json')])).code).toBe(2);
+    expect((await runCli(['import', '--data-dir', existing, join(tmp, 'nope.json')])).code).toBe(2);
     expect((await runCli(['import', '--data-dir', existing])).code).toBe(2);
   }, 60_000);
 
   it('reads standard input with -', async () => {
     const { spawnSync } = await import('node:child_process');
-    const target = join(tmp.path, 'stdin');
-    const { CHECKD_BIN } = await import('../helpers/daemon.js');
+    const target = join(tmp, 'stdin');
     const r = spawnSync(process.execPath, [CHECKD_BIN, 'import', '--data-dir', target, '-', '--json'], {
       input: readFileSync(exportFile),
       encoding: 'utf8',

@@ -6,13 +6,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeExport } from '../../daemon/ops/transfer.js';
 import type { Store } from '../../daemon/store/store.js';
-import { runCli } from '../helpers/daemon.js';
-import { openTempStore, plantChecks, useCleanups } from '../helpers/store.js';
+import { runCli } from '../helpers/child.js';
+import { openTempStore, plantChecks } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
-const cleanups = useCleanups();
 
-const openStore = () => openTempStore(cleanups, 'checkd-export-');
+const openStore = () => openTempStore('checkd-export-');
 
 function exportText(store: Store): { text: string; pieces: number; counts: { projects: number; checks: number } } {
   const pieces: string[] = [];
@@ -25,7 +24,7 @@ const canonical = (text: string) => JSON.stringify(JSON.parse(text), null, 2) + 
 
 describe('writeExport', () => {
   it('writes the checks of a project over several pages, in creation order, as JSON.stringify would', async () => {
-    const { store } = await openStore();
+    const { store } = openStore();
     const big = (await store.createProject({ name: 'big', checkLimit: 5000, pingLogLimit: 100 }, T0)).project;
     const empty = (await store.createProject({ name: 'empty', checkLimit: 10, pingLogLimit: 100 }, T0 + 1)).project;
     await store.createChannel({ projectId: big.id, kind: 'webhook', name: 'hook', value: 'http://127.0.0.1:9/x' }, T0);
@@ -51,7 +50,7 @@ describe('writeExport', () => {
   });
 
   it('writes a data dir without projects as JSON.stringify would', async () => {
-    const { store } = await openStore();
+    const { store } = openStore();
     const { text, counts } = exportText(store);
     expect(text).toBe(canonical(text));
     expect(JSON.parse(text).projects).toEqual([]);
@@ -59,20 +58,20 @@ describe('writeExport', () => {
   });
 
   it('checkd export --out writes the same document, 0600, and reports its size', async () => {
-    const { dir, store } = await openStore();
+    const { dir, store } = openStore();
     const { project } = await store.createProject({ name: 'p', checkLimit: 3000, pingLogLimit: 100 }, T0);
     await plantChecks(store, project.id, 1200, { createdAt: T0 });
     await store.close();
-    const out = join(dir.path, 'export.json');
-    const r = await runCli(['export', '--data-dir', dir.path, '--out', out, '--json']);
+    const out = join(dir, 'export.json');
+    const r = await runCli(['export', '--data-dir', dir, '--out', out, '--json']);
     expect(r.code, r.stderr).toBe(0);
     // Written through a temp file beside it, renamed into place: none is left.
-    expect(readdirSync(dir.path).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     const text = readFileSync(out, 'utf8');
     expect(text).toBe(canonical(text));
     expect(statSync(out).mode & 0o777).toBe(0o600);
     expect(JSON.parse(r.stdout)).toEqual({ out, projects: 1, checks: 1200, bytes: Buffer.byteLength(text) });
-    const stdout = await runCli(['export', '--data-dir', dir.path]);
+    const stdout = await runCli(['export', '--data-dir', dir]);
     expect(stdout.code, stdout.stderr).toBe(0);
     // The same document but for the time it was made.
     const again = JSON.parse(stdout.stdout);

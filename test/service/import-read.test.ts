@@ -7,10 +7,9 @@ import { writeExport } from '../../daemon/ops/transfer.js';
 import { ExportValidation, type ParsedExport } from '../../daemon/ops/import-read.js';
 import { InputError, NotJsonError, RepeatedFieldError, parseExportStream, type CheckPlace } from '../../daemon/ops/export-parse.js';
 import { UsageError } from '../../daemon/cli/admin.js';
-import { openTempStore, plantChecks, useCleanups } from '../helpers/store.js';
+import { openTempStore, plantChecks } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
-const cleanups = useCleanups();
 
 async function* inPieces(text: string, size: number): AsyncGenerator<Buffer> {
   const bytes = Buffer.from(text);
@@ -42,7 +41,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 
 /** A real export: two projects (one with a channel and schedules), one empty. */
 async function exportDocument(): Promise<string> {
-  const { store } = openTempStore(cleanups, 'checkd-import-read-');
+  const { store } = openTempStore('checkd-import-read-');
   const a = (await store.createProject({ name: 'a', checkLimit: 100, pingLogLimit: 100 }, T0)).project;
   await store.createProject({ name: 'b', checkLimit: 10, pingLogLimit: 100 }, T0 + 1);
   const hook = await store.createChannel({ projectId: a.id, kind: 'webhook', name: 'hook', value: 'http://127.0.0.1:9/x' }, T0);

@@ -5,12 +5,16 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { withPriority, writesToJournal } from '../../daemon/shared/log.js';
-import { CHECKD_BIN, tempDir } from '../helpers/daemon.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { CHECKD_BIN } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
 
-const tmp = tempDir('checkd-journal-');
-afterAll(() => tmp.cleanup());
+let tmp: string;
+setupSuite(() => {
+  tmp = tempDir('checkd-journal-');
+});
 
 describe('withPriority', () => {
   it('puts the syslog priority of the pino level in front', () => {
@@ -27,23 +31,20 @@ describe('withPriority', () => {
 
 describe('writesToJournal', () => {
   it('only when JOURNAL_STREAM names the very file the descriptor is', () => {
-    const file = join(tmp.path, 'stream');
+    const file = join(tmp, 'stream');
     const fd = openSync(file, 'w');
-    try {
-      const st = statSync(file);
-      expect(writesToJournal(fd, { JOURNAL_STREAM: `${st.dev}:${st.ino}` })).toBe(true);
-      expect(writesToJournal(fd, { JOURNAL_STREAM: `${st.dev}:${st.ino + 1}` })).toBe(false);
-      expect(writesToJournal(fd, {})).toBe(false);
-    } finally {
-      closeSync(fd);
-    }
+    onTestFinished(() => closeSync(fd));
+    const st = statSync(file);
+    expect(writesToJournal(fd, { JOURNAL_STREAM: `${st.dev}:${st.ino}` })).toBe(true);
+    expect(writesToJournal(fd, { JOURNAL_STREAM: `${st.dev}:${st.ino + 1}` })).toBe(false);
+    expect(writesToJournal(fd, {})).toBe(false);
   });
 });
 
 describe('checkd serve', () => {
   it('prefixes its lines when stderr is the journal stream, not otherwise', async () => {
     const run = async (journal: boolean) => {
-      const file = join(tmp.path, `stderr-${journal}`);
+      const file = join(tmp, `stderr-${journal}`);
       const fd = openSync(file, 'w');
       const st = statSync(file);
       const env: NodeJS.ProcessEnv = { ...process.env, CHECKD_LOG_LEVEL: 'info' };
@@ -51,7 +52,7 @@ describe('checkd serve', () => {
       if (journal) env.JOURNAL_STREAM = `${st.dev}:${st.ino}`;
       const proc = spawn(
         process.execPath,
-        [CHECKD_BIN, 'serve', '--data-dir', join(tmp.path, `data-${journal}`), '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'],
+        [CHECKD_BIN, 'serve', '--data-dir', join(tmp, `data-${journal}`), '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'],
         { env, stdio: ['ignore', 'pipe', fd] },
       );
       closeSync(fd);

@@ -2,18 +2,15 @@
 // every project. Projects that share a name add up under that name; scrapes
 // that overlap share one pass and both answer in full; a pass over more checks
 // than one chunk counts every check once.
-import { afterEach, describe, expect, it } from 'vitest';
-import { api, ManualClock, startInProcess, type InProcessDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
 import { uniqueKeyOf } from '../../daemon/domain/ids.js';
-import { parseMetrics, series } from './support.js';
+import { ManualClock } from '../../daemon/shared/clock.js';
+import { api } from '../helpers/http.js';
+import { startInProcess } from '../helpers/in-process.js';
 import { plantChecks } from '../helpers/store.js';
+import { parseMetrics, series } from './support.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
-let d: InProcessDaemon | undefined;
-afterEach(async () => {
-  await d?.stop();
-  d = undefined;
-});
 
 async function scrape(url: string): Promise<Map<string, number>> {
   const r = await api(url, '/metrics');
@@ -23,7 +20,7 @@ async function scrape(url: string): Promise<Map<string, number>> {
 
 describe('a /metrics scrape', () => {
   it('adds up projects that share a name instead of keeping only the last one', async () => {
-    d = await startInProcess({ clock: new ManualClock(T0) });
+    const d = await startInProcess({ clock: new ManualClock(T0) });
     const url = d.url;
     for (const [suffix, tags] of [['/fail', 'prod'], ['', 'prod db']] as const) {
       const p = await d.createProject({ name: 'twins' });
@@ -43,7 +40,7 @@ describe('a /metrics scrape', () => {
   });
 
   it('escapes names in the per-check series as the text format wants, under one HELP and TYPE each', async () => {
-    d = await startInProcess({ clock: new ManualClock(T0) });
+    const d = await startInProcess({ clock: new ManualClock(T0) });
     const p = await d.createProject({ name: 'ops "eu"' });
     const name = 'backup \\ "db"\nnightly';
     const r = await api(d.url, '/api/v3/checks/', { key: p.apiKey, body: { name, tags: 'a\\b', timeout: 3600 } });
@@ -62,7 +59,7 @@ describe('a /metrics scrape', () => {
   });
 
   it('counts every check once over several chunks, and overlapping scrapes both answer in full', async () => {
-    d = await startInProcess({ clock: new ManualClock(T0) });
+    const d = await startInProcess({ clock: new ManualClock(T0) });
     const store = d.daemon.store;
     const { project } = await store.createProject({ name: 'big', checkLimit: 10_000, pingLogLimit: 10 }, T0);
     const N = 4_500; // more than two chunks of 2,000

@@ -2,10 +2,14 @@
 // started, one in its grace period; the gauges and counters say exactly that.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, ManualClock, startInProcess, type InProcessDaemon, type TestProject } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
 import { uniqueKeyOf } from '../../daemon/domain/ids.js';
-import { parseMetrics, series, waitFor } from './support.js';
+import { ManualClock } from '../../daemon/shared/clock.js';
+import { setupSuite } from '../helpers/cleanup.js';
+import { api } from '../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../helpers/in-process.js';
+import { waitFor } from '../helpers/wait.js';
+import { parseMetrics, series } from './support.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 const clock = new ManualClock(T0);
@@ -31,8 +35,8 @@ async function scrape(): Promise<{ text: string; m: Map<string, number> }> {
   return { text: r.text, m: parseMetrics(r.text) };
 }
 
-beforeAll(async () => {
-  d = await startInProcess({ clock, baseUrl: 'http://checkd.test' });
+setupSuite(async () => {
+  d = await startInProcess({ clock });
   main = await d.createProject({ name: 'main' });
   const other = await d.createProject({ name: 'other' });
   // up: pinged; tags "prod db"
@@ -60,10 +64,6 @@ beforeAll(async () => {
   clock.advance(120_000);
 });
 
-afterAll(async () => {
-  await d?.stop();
-});
-
 describe('GET /metrics', () => {
   it('counts checks by project and status', async () => {
     const { m } = await scrape();
@@ -83,7 +83,7 @@ describe('GET /metrics', () => {
     const m = await waitFor(async () => {
       const { m } = await scrape();
       return m.get(series('checkd_pings_received_total', { kind: 'success' })) === 3 ? m : undefined;
-    }, 'the ping counters');
+    }, { what: 'the ping counters' });
     for (const [kind, n] of Object.entries(want)) {
       expect(m.get(series('checkd_pings_received_total', { kind })), kind).toBe(n);
     }

@@ -5,11 +5,10 @@
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { api, createProjectCli, runCli, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { createProjectCli, runCli, startChild, type ChildDaemon } from '../helpers/child.js';
+import { api } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
 import { connect, rpc, rpcError } from '../grpc/support.js';
-import { useCleanups } from '../helpers/store.js';
-
-const cleanups = useCleanups();
 
 function randomKey(prefix: 'hcw_' | 'hcr_'): string {
   return prefix + randomBytes(21).toString('base64url').slice(0, 28);
@@ -18,19 +17,17 @@ function randomKey(prefix: 'hcw_' | 'hcr_'): string {
 describe('log redaction', () => {
   it('no API key appears in stdout or stderr at --log-level debug', async () => {
     const dir = tempDir('checkd-redact-');
-    cleanups.push(() => dir.cleanup());
-    const p = await createProjectCli(dir.path, 'redact');
-    const added = await runCli(['key', 'create', '--project', p.id, '--data-dir', dir.path, '--json']);
+    const p = await createProjectCli(dir, 'redact');
+    const added = await runCli(['key', 'create', '--project', p.id, '--data-dir', dir, '--json']);
     const extra = (JSON.parse(added.stdout) as { api_key: string }).api_key;
     const unknownRw = randomKey('hcw_');
     const unknownRo = randomKey('hcr_');
     const keys = [p.api_key, p.api_key_readonly, extra, unknownRw, unknownRo];
 
     const d: ChildDaemon = await startChild(
-      ['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--log-level', 'debug'],
-      { CHECKD_LOG_LEVEL: 'debug' },
+      ['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--log-level', 'debug'],
+      { env: { CHECKD_LOG_LEVEL: 'debug' } },
     );
-    cleanups.push(() => d.stop('SIGKILL'));
     const closed = once(d.proc, 'close');
     let requests = 0;
     const call = async (...args: Parameters<typeof api>) => {
@@ -69,17 +66,14 @@ describe('log redaction', () => {
 
     // gRPC: the key travels in metadata.
     const client = connect(d.grpc);
-    try {
-      await rpc(client, 'GetProject', {}, p.api_key_readonly);
-      await rpcError(client, 'GetProject', {}, unknownRo);
-      await rpc(client, 'PauseCheck', { id: uuid }, p.api_key);
-    } finally {
-      client.close();
-    }
+    await rpc(client, 'GetProject', {}, p.api_key_readonly);
+    await rpcError(client, 'GetProject', {}, unknownRo);
+    await rpc(client, 'PauseCheck', { id: uuid }, p.api_key);
+    client.close();
 
-    expect(await d.stop('SIGTERM')).toBe(0);
+    expect((await d.stop('SIGTERM')).code).toBe(0);
     await closed;
-    const out = `${d.stdout.join('\n')}\n${d.stderr()}`;
+    const out = `${d.stdoutLines.join('\n')}\n${d.stderr()}`;
 
     // The test saw real debug logging: one line per HTTP request, the query redacted.
     const requestLines = out.split('\n').filter((l) => l.includes('"msg":"request"'));

@@ -12,71 +12,65 @@
 // always runs as well.
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { statfsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { api, createProjectCli, startChild, startInProcess, tempDir, type ChildDaemon } from '../helpers/daemon.js';
-import { Store } from '../../daemon/store/store.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { COMMIT_FAILED_MESSAGE } from '../../daemon/store/write-failure.js';
-import { useCleanups } from '../helpers/store.js';
+import { createProjectCli, startChild, type ChildDaemon } from '../helpers/child.js';
+import { api } from '../helpers/http.js';
+import { startInProcess } from '../helpers/in-process.js';
+import { openStore } from '../helpers/store.js';
+import { tempDir } from '../helpers/temp.js';
 import { environmentOf } from '../../daemon/store/environment.js';
-
-const cleanups = useCleanups();
 
 const MiB = 1024 * 1024;
 /** The initial mapSize of daemon/store/db.ts. */
 const INITIAL_MAP = 64 * MiB;
 
+/** Whether this process may mount a tmpfs (asked while the tests are collected, outside any test). */
 function tmpfsPermitted(): boolean {
-  const dir = tempDir('checkd-mount-probe-');
+  const dir = mkdtempSync(join(tmpdir(), 'checkd-mount-probe-'));
+  let permitted = true;
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir.path], { stdio: 'ignore' });
-    execFileSync('umount', [dir.path], { stdio: 'ignore' });
-    return true;
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' });
+    execFileSync('umount', [dir], { stdio: 'ignore' });
   } catch {
-    return false;
-  } finally {
-    dir.cleanup();
+    permitted = false;
   }
+  rmSync(dir, { recursive: true, force: true });
+  return permitted;
 }
 const CAN_MOUNT = tmpfsPermitted();
 
 describe('LMDB map size', () => {
   it(`grows by itself: ${(160 * MiB) / MiB} MiB written into a store opened with a ${INITIAL_MAP / MiB} MiB map`, async () => {
     const dir = tempDir('checkd-mapsize-');
-    cleanups.push(() => dir.cleanup());
-    const store = Store.open(dir.path);
+    const store = openStore(dir);
     const digests: string[] = [];
-    try {
-      const mapBefore = (environmentOf(store).root.getStats() as { mapSize: number }).mapSize;
-      expect(mapBefore).toBeLessThanOrEqual(INITIAL_MAP);
-      for (let t = 0; t < 10; t++) {
-        await store.transact(() => {
-          for (let i = 0; i < 16; i++) {
-            const buf = randomBytes(MiB);
-            digests.push(createHash('sha256').update(buf).digest('hex'));
-            environmentOf(store).meta.put(`blob-${t * 16 + i}`, buf);
-          }
-        });
-      }
-      const mapAfter = (environmentOf(store).root.getStats() as { mapSize: number }).mapSize;
-      expect(mapAfter).toBeGreaterThan(160 * MiB);
-      expect(statSync(join(dir.path, 'data.mdb')).size).toBeGreaterThan(160 * MiB);
-      console.info(`map size ${mapBefore / MiB} MiB -> ${Math.round(mapAfter / MiB)} MiB`);
-    } finally {
-      await store.close();
-    }
-    // Reopened (again with the small initial map), every value reads back intact.
-    const again = Store.open(dir.path, { readOnly: true });
-    try {
-      digests.forEach((digest, i) => {
-        const v = environmentOf(again).meta.get(`blob-${i}`) as Uint8Array;
-        expect(createHash('sha256').update(v).digest('hex'), `blob-${i}`).toBe(digest);
+    const mapBefore = (environmentOf(store).root.getStats() as { mapSize: number }).mapSize;
+    expect(mapBefore).toBeLessThanOrEqual(INITIAL_MAP);
+    for (let t = 0; t < 10; t++) {
+      await store.transact(() => {
+        for (let i = 0; i < 16; i++) {
+          const buf = randomBytes(MiB);
+          digests.push(createHash('sha256').update(buf).digest('hex'));
+          environmentOf(store).meta.put(`blob-${t * 16 + i}`, buf);
+        }
       });
-    } finally {
-      await again.close();
     }
+    const mapAfter = (environmentOf(store).root.getStats() as { mapSize: number }).mapSize;
+    expect(mapAfter).toBeGreaterThan(160 * MiB);
+    expect(statSync(join(dir, 'data.mdb')).size).toBeGreaterThan(160 * MiB);
+    console.info(`map size ${mapBefore / MiB} MiB -> ${Math.round(mapAfter / MiB)} MiB`);
+    await store.close();
+    // Reopened (again with the small initial map), every value reads back intact.
+    const again = openStore(dir, { readOnly: true });
+    digests.forEach((digest, i) => {
+      const v = environmentOf(again).meta.get(`blob-${i}`) as Uint8Array;
+      expect(createHash('sha256').update(v).digest('hex'), `blob-${i}`).toBe(digest);
+    });
   }, 120_000);
 });
 
@@ -97,13 +91,7 @@ function tmpfsLimiter(mountPoint: string): Limiter {
     restrict() {
       const s = statfsSync(mountPoint);
       const room = Number(s.bavail) * Number(s.bsize) - 256 * 1024;
-      const fd = openSync(filler, 'w');
-      try {
-        const chunk = Buffer.alloc(64 * 1024, 1);
-        for (let written = 0; written < room; written += chunk.length) writeSync(fd, chunk, 0, Math.min(chunk.length, room - written));
-      } finally {
-        closeSync(fd);
-      }
+      writeFileSync(filler, Buffer.alloc(Math.max(room, 0), 1));
     },
     release() {
       rmSync(filler);
@@ -129,7 +117,6 @@ const rlimitLimiter: Limiter = {
 async function fullDiskScenario(dataDir: string, limiter: Limiter): Promise<void> {
   const p = await createProjectCli(dataDir, 'disk', ['--ping-log-limit', '100000']);
   const d: ChildDaemon = await startChild(['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
-  cleanups.push(() => d.stop('SIGKILL'));
   const check = await api(d.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'disk', timeout: 3600 } });
   expect(check.status).toBe(201);
   const uuid = (check.json as { ping_url: string }).ping_url.split('/').pop()!;
@@ -186,48 +173,39 @@ async function fullDiskScenario(dataDir: string, limiter: Limiter): Promise<void
     expect(r.status).toBe(200);
     acked.push(body);
   }
-  expect(await d.stop('SIGTERM')).toBe(0);
+  expect((await d.stop('SIGTERM')).code).toBe(0);
 
   // Nothing lost, nothing half-written: exactly the acknowledged pings are
   // stored, and the check's counter agrees with them.
-  const store = Store.open(dataDir, { readOnly: true });
-  try {
-    const stored = store.listPings(uuid, 1_000_000).map((x) => Buffer.from(x.body ?? []).toString());
-    expect(new Set(stored)).toEqual(new Set(acked));
-    expect(stored).toHaveLength(acked.length);
-    expect(store.getCheck(uuid)?.nPings).toBe(acked.length);
-  } finally {
-    await store.close();
-  }
+  const store = openStore(dataDir, { readOnly: true });
+  const stored = store.listPings(uuid, 1_000_000).map((x) => Buffer.from(x.body ?? []).toString());
+  expect(new Set(stored)).toEqual(new Set(acked));
+  expect(stored).toHaveLength(acked.length);
+  expect(store.getCheck(uuid)?.nPings).toBe(acked.length);
   console.info(`${limiter.what}: ${acked.length} pings stored, writes refused with 503 while full, resumed after`);
 }
 
 describe('a full disk', () => {
   it(`refuses writes with 503 JSON, keeps serving, recovers once space is freed (${CAN_MOUNT ? 'a real full tmpfs' : 'mount not permitted here: RLIMIT_FSIZE'})`, async () => {
     const tmp = tempDir('checkd-full-');
-    cleanups.push(() => tmp.cleanup());
     if (!CAN_MOUNT) {
-      await fullDiskScenario(join(tmp.path, 'data'), rlimitLimiter);
+      await fullDiskScenario(join(tmp, 'data'), rlimitLimiter);
       return;
     }
-    const mnt = join(tmp.path, 'mnt');
+    const mnt = join(tmp, 'mnt');
     mkdirSync(mnt);
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mnt]);
-    cleanups.push(() => {
-      execFileSync('umount', ['-l', mnt]);
-    });
+    onTestFinished(() => void execFileSync('umount', ['-l', mnt]));
     await fullDiskScenario(join(mnt, 'data'), tmpfsLimiter(mnt));
   }, 60_000);
 
   it('the same with a file size limit (RLIMIT_FSIZE, EFBIG): no privileges needed', async () => {
     const tmp = tempDir('checkd-fsize-');
-    cleanups.push(() => tmp.cleanup());
-    await fullDiskScenario(join(tmp.path, 'data'), rlimitLimiter);
+    await fullDiskScenario(join(tmp, 'data'), rlimitLimiter);
   }, 60_000);
 
   it('a commit failure at the store boundary (simulated ENOSPC) gives 503 JSON, and the next write goes through', async () => {
     const d = await startInProcess();
-    cleanups.push(() => d.stop());
     const p = await d.createProject();
     const created = await api(d.url, '/api/v3/checks/', { key: p.apiKey, body: { name: 'sim' } });
     const uuid = (created.json as { ping_url: string }).ping_url.split('/').pop()!;
@@ -240,18 +218,19 @@ describe('a full disk', () => {
       cause.catch(() => {});
       return Promise.reject(Object.assign(new Error(COMMIT_FAILED_MESSAGE), { commitError: cause }));
     };
-    store.transact = (() => fail()) as typeof store.transact;
-    store.transactPing = (() => fail()) as typeof store.transactPing;
-    try {
-      const ping = await api(d.url, `/ping/${uuid}`);
-      expect([ping.status, ping.json]).toEqual([503, { error: expect.stringMatching(/^storage unavailable/) }]);
-      const write = await api(d.url, `/api/v3/checks/${uuid}`, { key: p.apiKey, body: { name: 'renamed' } });
-      expect([write.status, write.json]).toEqual([503, { error: expect.stringMatching(/^storage unavailable/) }]);
-      expect((await api(d.url, '/api/v3/checks/', { key: p.apiKey })).status).toBe(200);
-    } finally {
+    const restore = () => {
       store.transact = real;
       store.transactPing = realPing;
-    }
+    };
+    onTestFinished(restore);
+    store.transact = (() => fail()) as typeof store.transact;
+    store.transactPing = (() => fail()) as typeof store.transactPing;
+    const ping = await api(d.url, `/ping/${uuid}`);
+    expect([ping.status, ping.json]).toEqual([503, { error: expect.stringMatching(/^storage unavailable/) }]);
+    const write = await api(d.url, `/api/v3/checks/${uuid}`, { key: p.apiKey, body: { name: 'renamed' } });
+    expect([write.status, write.json]).toEqual([503, { error: expect.stringMatching(/^storage unavailable/) }]);
+    expect((await api(d.url, '/api/v3/checks/', { key: p.apiKey })).status).toBe(200);
+    restore();
     expect((await api(d.url, `/ping/${uuid}`)).status).toBe(200);
     expect(store.getCheck(uuid)?.nPings).toBe(1);
     expect(store.getCheck(uuid)?.name).toBe('sim');

@@ -1,13 +1,14 @@
 // Shared pieces of the "run it as a service" suite: the unit file parsed the
 // way the tests need it, required system tools, a fake NOTIFY_SOCKET (python3),
-// free ports, Prometheus text parsing. Not a test file.
+// Prometheus text parsing. Not a test file.
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { REPO_ROOT } from '../helpers/daemon.js';
-export { freePort } from '../helpers/daemon.js';
+import { onCleanup } from '../helpers/cleanup.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { waitFor } from '../helpers/wait.js';
 
 export const UNIT_PATH = join(REPO_ROOT, 'systemd/checkd.service');
 export const ENV_EXAMPLE_PATH = join(REPO_ROOT, 'systemd/checkd.env.example');
@@ -91,34 +92,31 @@ export function parseEnvFile(text: string): { active: Record<string, string>; co
 }
 
 
-export async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== (false as unknown)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 // ---- a fake $NOTIFY_SOCKET -----------------------------------------------------
 
 /**
  * A datagram listener on `socketPath` (python3: Node has no AF_UNIX datagram
- * sockets). For every datagram it prints one JSON line. When a datagram says
+ * sockets). For every datagram it prints one JSON line, with the sender's PID
+ * from its credentials (what systemd's NotifyAccess= goes by). When a datagram says
  * READY=1 it probes, before printing and before reading the next datagram,
  * whether HTTP answers on 127.0.0.1:httpPort (a GET /metrics) and whether the
  * gRPC unix socket accepts a connection and answers the HTTP/2 preface with a
  * SETTINGS frame, so the result is the state at the moment READY=1 arrived.
  */
 const LISTENER_PY = String.raw`
-import http.client, json, socket, sys
+import http.client, json, socket, struct, sys
 sock_path, http_port, grpc_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
 s.bind(sock_path)
 print(json.dumps({"event": "listening"}), flush=True)
 while True:
-    data = s.recv(65536).decode("utf-8", "replace")
+    raw, anc, _flags, _addr = s.recvmsg(65536, socket.CMSG_SPACE(12))
+    data = raw.decode("utf-8", "replace")
+    pid = None
+    for level, kind, cdata in anc:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+            pid = struct.unpack("3i", cdata[:12])[0]
     fields = {}
     for line in data.split("\n"):
         if "=" in line:
@@ -144,13 +142,15 @@ while True:
             u.close()
         except Exception as e:
             probe["grpc"] = "error: " + repr(e)
-    print(json.dumps({"event": "message", "raw": data, "fields": fields, "probe": probe}), flush=True)
+    print(json.dumps({"event": "message", "raw": data, "fields": fields, "probe": probe, "pid": pid}), flush=True)
 `;
 
 export interface NotifyMessage {
   raw: string;
   fields: Record<string, string>;
   probe: { http: number | string; grpc: string } | null;
+  /** The PID of the process that sent it. */
+  pid: number | null;
   /** performance.now() in the test process when the line arrived. */
   at: number;
 }
@@ -158,13 +158,18 @@ export interface NotifyMessage {
 export interface NotifyListener {
   messages: NotifyMessage[];
   next(pred: (m: NotifyMessage) => boolean, what: string, timeoutMs?: number): Promise<NotifyMessage>;
-  close(): Promise<void>;
 }
 
+/** The listener as a child process, killed at cleanup. */
 export async function startNotifyListener(socketPath: string, httpPort: number, grpcSocket: string): Promise<NotifyListener> {
   const python = requireTool('python3', 'python3');
   const proc: ChildProcessWithoutNullStreams = spawn(python, ['-c', LISTENER_PY, socketPath, String(httpPort), grpcSocket], {
     stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const exited = once(proc, 'exit');
+  onCleanup(async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    await exited;
   });
   let stderr = '';
   proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -173,18 +178,14 @@ export async function startNotifyListener(socketPath: string, httpPort: number, 
   createInterface({ input: proc.stdout }).on('line', (line) => {
     const doc = JSON.parse(line) as { event: string } & Omit<NotifyMessage, 'at'>;
     if (doc.event === 'listening') listening = true;
-    else messages.push({ raw: doc.raw, fields: doc.fields, probe: doc.probe, at: performance.now() });
+    else messages.push({ raw: doc.raw, fields: doc.fields, probe: doc.probe, pid: doc.pid, at: performance.now() });
   });
-  await waitFor(() => listening || (proc.exitCode !== null ? Promise.reject(new Error(`listener died: ${stderr}`)) : undefined), 'the notify listener');
+  await waitFor(() => listening || (proc.exitCode !== null ? Promise.reject(new Error(`listener died: ${stderr}`)) : undefined), {
+    what: 'the notify listener',
+  });
   return {
     messages,
-    next: (pred, what, timeoutMs = 15_000) => waitFor(() => messages.find(pred), what, timeoutMs),
-    async close() {
-      if (proc.exitCode === null) {
-        proc.kill('SIGKILL');
-        await once(proc, 'exit');
-      }
-    },
+    next: (pred, what, timeoutMs = 15_000) => waitFor(() => messages.find(pred), { what, timeout: timeoutMs }),
   };
 }
 

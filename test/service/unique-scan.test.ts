@@ -9,14 +9,13 @@ import type { PingFacts } from '../../daemon/service/pings.js';
 import { PingService } from '../../daemon/service/pings.js';
 import { CheckService } from '../../daemon/service/checks.js';
 import type { Store } from '../../daemon/store/store.js';
-import { openTempStore, plantChecks, useCleanups } from '../helpers/store.js';
+import { openTempStore, plantChecks } from '../helpers/store.js';
 
 const T0 = Date.UTC(2026, 10, 23, 10, 0, 0);
 const facts: PingFacts = { method: 'GET', scheme: 'http', remoteAddr: '127.0.0.1', ua: 't', body: Buffer.alloc(0), rid: null };
-const cleanups = useCleanups();
 
 async function setup(tags: string[]) {
-  const { store } = openTempStore(cleanups, 'checkd-unique-');
+  const { store } = openTempStore('checkd-unique-');
   const clock = new ManualClock(T0);
   const { project } = await store.createProject({ name: 'u', checkLimit: 100, pingLogLimit: 100 }, T0);
   const planted = await plantChecks(store, project.id, tags.length, { createdAt: T0, shape: (c, i) => (c.tags = tags[i]!) });

@@ -11,9 +11,10 @@ vi.hoisted(() => {
 import { render, cleanup } from 'ink-testing-library';
 import { App } from '../../tui/app.js';
 import { EVENT_FRAME_MS } from '../../tui/hooks/useWatchBatches.js';
+import { displayWidth } from '../../tui/format.js';
 import { check, down, event, fresh, paused, T0 } from './fixtures.js';
-import { FakeBackend } from './fake-backend.js';
-import type { CheckMsg } from '../../tui/wire.js';
+import { FakeBackend, LIVE } from './fake-backend.js';
+import type { CheckMsg, PingMsg } from '../../tui/wire.js';
 
 const ESC = '\x1b';
 const DOWN = '\x1b[B';
@@ -73,12 +74,13 @@ describe('main screen', () => {
     const lines = t.lines();
     expect(lines[0]).toMatch(/^checktop · acme\s+● live {2}\d\d:\d\d:\d\d$/);
     expect(lines[1]).toContain('5 checks  1 down 1 grace 0 running 1 new 1 up 1 paused');
-    expect(lines[2]).toMatch(/STATUS\s+NAME\s+TAGS\s+LAST PING\s+NEXT\s+PERIOD/);
+    expect(lines[2]).toMatch(/STATUS\s+NAME\s+TAGS\s+LAST PING\s+TIMER\s+PERIOD/);
     const order = ['nightly-report', 'cert-renew', 'new-job', 'backup-db', 'old-cleanup'];
     const at = order.map((n) => lines.findIndex((l) => l.includes(n)));
     expect(at).toEqual([...at].sort((a, b) => a - b));
-    expect(t.line('backup-db')).toMatch(/up\s+backup-db\s+prod db\s+3m ago\s+in 57m\s+every 1h/);
-    expect(t.line('cert-renew')).toMatch(/grace .*30s late/);
+    // Up and grace count down to down: expected + grace (5m).
+    expect(t.line('backup-db')).toMatch(/up\s+backup-db\s+prod db\s+3m ago\s+down in 1h 2m\s+every 1h/);
+    expect(t.line('cert-renew')).toMatch(/grace .*down in 4m 30s/);
     expect(t.line('new-job')).toMatch(/new .*never\s+-/);
     // Exactly rows - 1 lines, none wider than the terminal.
     expect(lines).toHaveLength(23);
@@ -365,5 +367,367 @@ describe('10,000 checks', () => {
     expect(t.frame()).toMatch(/›up\s+job-9999/);
     // Three key presses including the 15 ms pauses between them.
     expect(performance.now() - started).toBeLessThan(1500);
+  });
+});
+
+describe('details: output, pings and history', () => {
+  const TAB = '\t';
+  const ping = (n: number, type: string, o: Partial<PingMsg> = {}): PingMsg => ({
+    n,
+    type,
+    date_ms: T0 - (200 - n) * 60_000,
+    rid: '',
+    duration_s: -1,
+    method: 'POST',
+    remote_addr: '10.0.0.7',
+    ua: 'cron/2',
+    body_size: 0,
+    ...o,
+  });
+
+  /** A down check whose last run failed with output, and 150 pings of history. */
+  function failing() {
+    const c = down({ name: 'backup-db', down_since_ms: T0 - (2 * 3600_000 + 13 * 60_000), created_ms: T0 - 2 * 86_400_000 });
+    const t = start([c, check({ name: 'other' })]);
+    const pings: PingMsg[] = [];
+    for (let n = 150; n >= 1; n--) {
+      if (n === 150) pings.push(ping(n, 'fail', { exit_status: 3, duration_s: 61, body_size: 80 }));
+      else if (n % 2 === 0) pings.push(ping(n, 'success', { duration_s: n / 10, exit_status: 0 }));
+      else pings.push(ping(n, 'start'));
+    }
+    t.backend.history.set(c.uuid, {
+      pings,
+      flips: [
+        { timestamp_ms: T0 - (2 * 3600_000 + 13 * 60_000), old_status: 'up', new_status: 'down', reason: 'fail', revision: 30 },
+        { timestamp_ms: T0 - 86_400_000, old_status: 'new', new_status: 'up', reason: '', revision: 3 },
+      ],
+    });
+    const output = ['pg_dump: starting', ...Array.from({ length: 40 }, (_, i) => `table ${i} dumped`), '\x1b[31mpg_dump: error: disk full\x1b[0m'];
+    t.backend.bodies.set(`${c.uuid}#150`, output.join('\n') + '\n');
+    return { t, c, output };
+  }
+
+  it('shows the output of the failed run, its exit status and how long the check has been down', async () => {
+    const { t, c } = failing();
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    expect(t.line('backup-db')).toMatch(/down\s+backup-db\s.*down for 2h 13m/);
+    await t.press(ENTER);
+    await until(() => t.frame().includes('Output of ping #150'), 'the output');
+    await until(() => t.frame().includes('disk full'), 'the body');
+    const f = t.frame();
+    expect(f).toMatch(/Output of ping #150 \(fail, exit 3, 50m ago\)\s+\(last \d+ of 42 lines; ⏎ all\)/);
+    // The end of the output, where errors are; the terminal never sees its escape sequences.
+    expect(f).toContain('  pg_dump: error: disk full');
+    expect(t.ui.lastFrame()).not.toContain('\x1b[31mpg_dump');
+    expect(t.backend.calls).toContain(`GetPingBody ${c.uuid} 150 1048576`);
+    // The ping list: exit status, duration, method, address, user agent, and that it has a body.
+    expect(f).toMatch(/fail\s+exit 3\s+1m 1s\s+POST 10\.0\.0\.7 cron\/2\s+\[80 B\]/);
+    expect(f).toMatch(/success\s+exit 0\s+15s\s+POST/);
+    expect(f).toMatch(/start\s+-\s+POST/);
+    expect(f).toContain('down for 2h 13m');
+    // Run durations as a sparkline, the failed one last.
+    expect(f).toMatch(/runs\s+[▁▂▃▄▅▆▇█]+ last 1m 1s, longest 1m 1s/);
+  });
+
+  it('Enter pages through the whole output; q closes it', async () => {
+    const { t } = failing();
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press(ENTER);
+    await until(() => t.frame().includes('disk full'), 'the output');
+    await t.press(ENTER);
+    await until(() => t.frame().includes('lines 1–'), 'the pager');
+    expect(t.lines()[2]).toMatch(/^backup-db · ping #150 fail exit 3 · /);
+    expect(t.frame()).toContain('pg_dump: starting');
+    expect(t.frame()).toContain('lines 1–18 of 42');
+    expect(t.lines()[22]).toContain('esc close');
+    await t.press(PGDN);
+    expect(t.frame()).toContain('lines 19–36 of 42');
+    await t.press('G');
+    expect(t.frame()).toContain('lines 25–42 of 42');
+    expect(t.frame()).toContain('pg_dump: error: disk full');
+    await t.press('q');
+    expect(t.frame()).toContain('Output of ping #150');
+    expect(t.frame()).not.toContain('lines 25–42');
+  });
+
+  it('Tab moves to the ping list: its own cursor, Enter opens that ping, older pages load at its end', async () => {
+    const { t, c } = failing();
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press(ENTER);
+    await until(() => t.frame().includes('Recent pings'), 'the details');
+    await t.press(TAB);
+    expect(t.frame()).toMatch(/▸ Recent pings \(100\+, newest first; 1 of 100\)/);
+    expect(t.lines()[22]).toMatch(/esc back\s+↑↓ ping\s+⏎ body\s+tab flips/);
+    await t.press('j');
+    expect(t.frame()).toContain('2 of 100');
+    // Enter on a ping without a body says so.
+    await t.press(ENTER);
+    expect(t.lines()[22]).toContain('ping #149 sent no body');
+    // The check cursor did not move: still backup-db's details.
+    expect(t.frame()).toMatch(/^backup-db\s+down/m);
+    await t.press('G');
+    await until(() => t.backend.calls.includes(`ListPings ${c.uuid} 51 100`), 'the next page');
+    await until(() => t.frame().includes('of 150'), 'the older pings');
+    expect(t.frame()).toMatch(/Recent pings \(150, newest first; 100 of 150\)/);
+    await t.press('G');
+    expect(t.frame()).toContain('150 of 150');
+    expect(t.frame()).toMatch(/›.*start/);
+    await t.press('g', ENTER);
+    await until(() => t.frame().includes('lines 1–'), 'the pager');
+    await t.press(ESC, ESC);
+    expect(t.frame()).not.toContain('▸ Recent pings');
+  });
+
+  it('Tab twice scrolls the flips, paging back through older ones as it reaches their end', async () => {
+    const c = down({ name: 'flappy', down_since_ms: T0 - 60_000 });
+    const t = start([c]);
+    // 250 flips, alternating, one every ten minutes.
+    const flips = Array.from({ length: 250 }, (_, i) => ({
+      timestamp_ms: T0 - 60_000 - i * 600_000,
+      old_status: i % 2 === 0 ? 'up' : 'down',
+      new_status: i % 2 === 0 ? 'down' : 'up',
+      reason: i % 2 === 0 ? 'fail' : '',
+      revision: 1000 - i,
+    }));
+    t.backend.history.set(c.uuid, { pings: [], flips });
+    await until(() => t.frame().includes('flappy'), 'the table');
+    await t.press(ENTER);
+    await until(() => t.frame().includes('up → down'), 'the flips');
+    await t.press(TAB, TAB);
+    expect(t.frame()).toContain('▸ Flips');
+    expect(t.lines()[22]).toMatch(/esc back\s+↑↓ scroll\s+tab check/);
+    await t.press('G');
+    await until(() => t.backend.calls.includes(`ListFlips ${c.uuid} 901 100`), 'the second page');
+    await until(() => t.frame().includes('more older'), 'the second page shown');
+    await t.press('G');
+    await until(() => t.backend.calls.includes(`ListFlips ${c.uuid} 801 100`), 'the third page');
+    await t.press('G');
+    // At the oldest flip, with none left on the daemon.
+    await until(() => /▸ Flips \(newest first\)/.test(t.frame()), 'the end');
+    const last = t.lines().filter((l) => / → /.test(l)).at(-1)!;
+    expect(last).toMatch(/down → up\s+lasted 10m/);
+    await t.press('g');
+    expect(t.frame()).toMatch(/▸ Flips \(newest first, \d+ older\)/);
+    await t.press(TAB);
+    expect(t.frame()).not.toContain('▸');
+  });
+
+  it('w switches the history window; the strip shows nothing before the check existed', async () => {
+    const { t } = failing();
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press(ENTER);
+    await until(() => t.frame().includes('new → up'), 'the details');
+    expect(t.frame()).toMatch(/history ▃+█+▁+ last 1d 1h/);
+    // The last hour: down all of it.
+    await t.press('w');
+    expect(t.frame()).toMatch(/history ▁+ last 1h/);
+    await t.press('w');
+    expect(t.frame()).toMatch(/history ▃+█+▁+ last 1d/);
+    await t.press('w');
+    // A week: the check is two days old, so most of the strip is blank.
+    const strip = t.lines().find((l) => l.startsWith('history'))!;
+    expect(strip).toMatch(/^history {30,}▃+█+▁+ last 7d$/);
+    await t.press('W', 'W');
+    expect(t.frame()).toMatch(/history ▁+ last 1h/);
+  });
+});
+
+describe('sort and width', () => {
+  const MIN = 60_000;
+  const sortable = () => [
+    check({ name: 'bravo', last_ping_ms: T0 - 30 * MIN, expected_ms: T0 + 30 * MIN, last_duration_ms: 5_000 }),
+    check({ name: 'alpha', last_ping_ms: T0 - 5 * MIN, expected_ms: T0 + 55 * MIN, last_duration_ms: 90_000 }),
+    down({ name: 'delta', last_ping_ms: T0 - 90 * MIN, last_duration_ms: 1_000 }),
+    check({ name: 'charlie', last_ping_ms: T0 - 50 * MIN, expected_ms: T0 + 10 * MIN, last_duration_ms: 30_000 }),
+  ];
+  const order = (t: ReturnType<typeof start>) =>
+    t
+      .lines()
+      .slice(3, 7)
+      .map((l) => /(alpha|bravo|charlie|delta)/.exec(l)?.[1]);
+
+  it('o cycles the sort keys, O goes back, I reverses; the header says which', async () => {
+    const t = start(sortable());
+    await until(() => t.frame().includes('alpha'), 'the table');
+    expect(order(t)).toEqual(['delta', 'alpha', 'bravo', 'charlie']);
+    expect(t.lines()[1]).toMatch(/sort: status ▼$/);
+    expect(t.lines()[2]).toMatch(/^ ▼STATUS\s+NAME/);
+    await t.press('o');
+    expect(order(t)).toEqual(['alpha', 'bravo', 'charlie', 'delta']);
+    expect(t.lines()[1]).toMatch(/sort: name ▼$/);
+    expect(t.lines()[2]).toMatch(/STATUS\s+▼NAME/);
+    await t.press('I');
+    expect(order(t)).toEqual(['delta', 'charlie', 'bravo', 'alpha']);
+    expect(t.lines()[1]).toMatch(/sort: name ▲$/);
+    await t.press('o'); // last ping, latest first (o starts a key in its natural direction)
+    expect(order(t)).toEqual(['alpha', 'bravo', 'charlie', 'delta']);
+    expect(t.lines()[2]).toMatch(/▼LAST PING/);
+    await t.press('o'); // deadline: soonest first; the down check cannot go down again, last
+    expect(order(t)).toEqual(['charlie', 'bravo', 'alpha', 'delta']);
+    expect(t.lines()[2]).toMatch(/▼TIMER/);
+    await t.press('o'); // last run: longest first
+    expect(order(t)).toEqual(['alpha', 'charlie', 'bravo', 'delta']);
+    expect(t.lines()[1]).toMatch(/sort: last run ▼$/);
+    await t.press('O', 'O', 'O', 'O');
+    expect(order(t)).toEqual(['delta', 'alpha', 'bravo', 'charlie']);
+  });
+
+  it('keeps the order through events: a ping moves its check where the order says', async () => {
+    const checks = sortable();
+    const t = start(checks);
+    await until(() => t.frame().includes('alpha'), 'the table');
+    await t.press('o', 'o'); // last ping
+    t.backend.emit(event('EVENT_TYPE_PING_RECEIVED', 11, { ...checks[3]!, last_ping_ms: T0, n_pings: 2 }));
+    await until(() => order(t)[0] === 'charlie', 'charlie first');
+    expect(order(t)).toEqual(['charlie', 'alpha', 'bravo', 'delta']);
+  });
+
+  it('shows schedule with time zone, grace, last run, pings and whole tag lists at 200 columns', async () => {
+    const t = start(
+      [
+        check({
+          name: 'nightly-report',
+          kind: 'CHECK_KIND_CRON',
+          schedule: '30 2 * * *',
+          tz: 'Europe/Riga',
+          grace_s: 1800,
+          last_duration_ms: 83_000,
+          n_pings: 1234,
+          tags: ['reports', 'finance', 'nightly', 'prod', 'eu-west'],
+        }),
+      ],
+      { size: { columns: 200, rows: 50 } },
+    );
+    await until(() => t.frame().includes('nightly-report'), 'the table');
+    expect(t.lines()[2]).toMatch(/STATUS\s+NAME\s+TAGS\s+LAST PING\s+TIMER\s+SCHEDULE\s+GRACE\s+LAST RUN\s+PINGS$/);
+    expect(t.line('nightly-report')).toMatch(
+      /up\s+nightly-report\s+reports finance nightly prod eu-west\s+1m ago\s+down in 1h 29m\s+30 2 \* \* \* Europe\/Riga\s+30m\s+1m 23s\s+1234$/,
+    );
+    expect(t.lines()).toHaveLength(49);
+    for (const l of t.lines()) expect(l.length).toBeLessThanOrEqual(200);
+  });
+
+  it('keeps every column aligned when names hold wide characters, emoji or combining marks', async () => {
+    const names = ['備份データベース毎晩の処理', '🚀 deploy-frontend', 'cafe\u0301-crème-brûlée', 'plain-ascii-name'];
+    for (const size of [
+      { columns: 80, rows: 24 },
+      { columns: 200, rows: 50 },
+    ]) {
+      const t = start(
+        names.map((name) => check({ name, tags: ['日本', 'ops'] })),
+        { size },
+      );
+      await until(() => t.frame().includes('plain-ascii-name'), 'the table');
+      const header = t.lines()[2]!;
+      const columnAt = (line: string, title: string) => displayWidth(line.slice(0, line.indexOf(title)));
+      const lastAt = columnAt(header, 'LAST PING');
+      const timerAt = columnAt(header, 'TIMER');
+      const periodAt = columnAt(header, size.columns >= 120 ? 'SCHEDULE' : 'PERIOD');
+      const rows = t.lines().filter((l) => l.includes('1m ago'));
+      expect(rows).toHaveLength(4);
+      for (const row of rows) {
+        expect(columnAt(row, '1m ago'), row).toBe(lastAt);
+        expect(columnAt(row, 'down in'), row).toBe(timerAt);
+        expect(columnAt(row, 'every 1h'), row).toBe(periodAt);
+        expect(displayWidth(row), row).toBeLessThanOrEqual(size.columns);
+      }
+      cleanup();
+    }
+  });
+});
+
+describe('several projects, a dropped link, a slow start', () => {
+  it('keys typed before the table has loaded wait for it; q never waits', async () => {
+    const backend = new FakeBackend(
+      Array.from({ length: 5 }, (_, i) => check({ name: `job-${i}` })),
+      { snapshot: false },
+    );
+    const ui = render(<App backend={backend} clock={() => T0} tickMs={60_000} size={{ columns: 80, rows: 24 }} />);
+    const frame = () => plain(ui.lastFrame());
+    await until(() => frame().includes('loading…'), 'the empty table');
+    ui.stdin.write('jjj');
+    await wait(100);
+    backend.sendSnapshot();
+    await until(() => /^›up\s+job-3/m.test(frame()), 'the three moves, applied to the loaded table');
+
+    const slow = new FakeBackend([check({ name: 'never-shown' })], { snapshot: false });
+    const exits = render(<App backend={slow} clock={() => T0} tickMs={60_000} size={{ columns: 80, rows: 24 }} />);
+    await until(() => slow.listener !== null, 'the Watch');
+    exits.stdin.write('jq');
+    // The app exits (and its Watch ends) although the table never loaded and a j waits before the q.
+    await until(() => slow.listener === null, 'quit');
+  });
+
+  it('with a read-only key, the footer offers no pause or resume', async () => {
+    const backend = new FakeBackend(sample());
+    backend.project = { ...backend.project, read_only: true };
+    const ui = render(<App backend={backend} clock={() => T0} tickMs={60_000} size={{ columns: 80, rows: 24 }} />);
+    await until(() => plain(ui.lastFrame()).includes('backup-db'), 'the table');
+    const footer = plain(ui.lastFrame()).split('\n')[22]!;
+    expect(footer).toMatch(/↑↓ move\s+⏎ details\s+\/ search\s+t tag\s+s status\s+\? help\s+q quit/);
+    expect(footer).not.toMatch(/pause|resume/);
+    ui.stdin.write('\r');
+    await until(() => plain(ui.lastFrame()).includes('Recent pings'), 'the details');
+    expect(plain(ui.lastFrame()).split('\n')[22]).toMatch(/^esc back\s+↑↓ prev\/next check\s+\? help\s+q quit/);
+  });
+
+  it('when the link drops: the table dims, ages stop, the header says since when', async () => {
+    let now = T0;
+    const t = start(sample(), { clock: () => now, tickMs: 20 });
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    expect(t.line('backup-db')).toMatch(/3m ago\s+down in 1h 2m/);
+    expect(t.ui.lastFrame()).not.toMatch(/\x1b\[2m[^\n]*backup-db/);
+    t.backend.connection({ state: 'reconnecting', attempt: 1, retryAt: T0 + 250, error: 'UNAVAILABLE: Connection dropped', since: T0 });
+    now = T0 + 3 * 60_000 + 5000;
+    await until(() => t.frame().includes('disconnected'), 'the header');
+    await until(() => t.lines()[1]!.includes('(3m 5s)'), 'the time since');
+    const d = new Date(T0);
+    const hhmmss = [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+    expect(t.lines()[1]).toBe(`disconnected ${hhmmss} (3m 5s)  UNAVAILABLE: Connection dropped`);
+    expect(t.lines()[0]).toContain('reconnecting…');
+    // The rows are dimmed and tell the time they were last known at: nothing counts on.
+    expect(t.ui.lastFrame()).toMatch(/\x1b\[2m[^\n]*backup-db/);
+    expect(t.line('backup-db')).toMatch(/3m ago\s+down in 1h 2m/);
+    // Nor does a check go into grace on the client's say-so: cert-renew stays where it was.
+    now = T0 + 10 * 60_000;
+    await wait(60);
+    expect(t.line('cert-renew')).toMatch(/grace .*down in 4m 30s/);
+    // Back: live figures again.
+    t.backend.connection(LIVE);
+    await until(() => t.line('backup-db').includes('13m ago'), 'the ages counting again');
+    expect(t.ui.lastFrame()).not.toMatch(/\x1b\[2m[^\n]*backup-db/);
+    await until(() => /down .*down for 5m 30s/.test(t.line('cert-renew')), 'grace turned down on the next tick');
+  });
+
+  it('switches projects with ] [ and digits, each stream live all along', async () => {
+    const prod = new FakeBackend(sample());
+    const staging = new FakeBackend([check({ name: 'staging-deploy' }), check({ name: 'staging-backup' })]);
+    staging.project = { ...staging.project, id: 'p2', name: 'staging' };
+    const ui = render(<App backends={[prod, staging]} clock={() => T0} tickMs={60_000} size={{ columns: 80, rows: 24 }} />);
+    const frame = () => plain(ui.lastFrame());
+    const lines = () => frame().split('\n');
+    const press = async (k: string) => {
+      ui.stdin.write(k);
+      await wait(60);
+    };
+    await until(() => frame().includes('backup-db'), 'the first project');
+    expect(lines()[0]).toMatch(/^checktop · 1 acme {2}2 staging\s+● live {2}\d\d:\d\d:\d\d$/);
+    // staging's Watch runs while prod is on screen: a check of it goes down.
+    const sd = staging['checks'][0]!;
+    staging.emit(event('EVENT_TYPE_FLIP', 11, { ...sd, stored_status: 'down', status: 'down', expected_ms: 0 }));
+    await until(() => lines()[0]!.includes('2 staging (1 down)'), 'the down count on the tab');
+    // The suffix is room the title makes: nothing is cut short, the clock stays whole.
+    expect(lines()[0]).toMatch(/^checktop · 1 acme {2}2 staging \(1 down\)\s+● live {2}\d\d:\d\d:\d\d$/);
+    expect(lines()[0]).not.toContain('…');
+    await press(']');
+    await until(() => frame().includes('staging-deploy'), 'the second project');
+    expect(frame()).not.toContain('backup-db');
+    expect(lines()[1]).toContain('2 checks  1 down');
+    expect(frame()).toMatch(/down\s+staging-deploy/);
+    expect(lines()[0]).toMatch(/1 acme (\(1 down\) )?\s*2 staging/);
+    await press('1');
+    await until(() => frame().includes('backup-db'), 'back to the first');
+    await press('[');
+    await until(() => frame().includes('staging-backup'), 'wrapping around backwards');
   });
 });

@@ -1,7 +1,7 @@
 // The tests that run dist/tui/cli.js must run what the sources say (not a test file).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHECKTOP_BIN, REPO_ROOT } from '../helpers/daemon.js';
+import { CHECKTOP_BIN, REPO_ROOT } from '../helpers/paths.js';
 
 /** `npm test` builds first; a missing or stale build would test old code, so it fails instead. */
 export function assertFreshBuild(): void {

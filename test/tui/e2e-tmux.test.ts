@@ -7,8 +7,13 @@
 // the TUI is live again by itself and a new ping shows up.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, CHECKTOP_BIN, createProjectCli, freePort, startChild, tempDir, type ChildDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { createProjectCli, startChild, type ChildDaemon } from '../helpers/child.js';
+import { onCleanup, setupSuite } from '../helpers/cleanup.js';
+import { api, freePort } from '../helpers/http.js';
+import { CHECKTOP_BIN } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 import { assertFreshBuild } from './built.js';
 
 const SOCKET = `checktop-e2e-${process.pid}`;
@@ -24,32 +29,26 @@ function screen(): string {
 
 /** Polls the pane until `re` matches; the error shows the last screen. */
 async function waitForScreen(re: RegExp, what: string, timeoutMs = 15_000): Promise<string> {
-  const end = Date.now() + timeoutMs;
   let last = '';
-  for (;;) {
-    last = screen();
-    if (re.test(last)) return last;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; screen:\n${last}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(() => re.test((last = screen())), { timeout: timeoutMs, interval: 50, what: () => `${what}; screen:\n${last}` });
+  return last;
 }
 
-
 describe('checktop in tmux against a child daemon', () => {
-  const dir = tempDir('checktop-e2e-');
+  let dir: string;
   let port: number;
   let daemon: ChildDaemon;
   let apiKey: string;
   let uuid: string;
-  let socketPath = '';
 
   const serve = () =>
-    startChild(['--data-dir', dir.path, '--listen', '127.0.0.1:0', '--grpc-listen', `127.0.0.1:${port}`, '--api-rate-limit', '0']);
+    startChild(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', `127.0.0.1:${port}`, '--api-rate-limit', '0']);
 
-  beforeAll(async () => {
+  setupSuite(async () => {
     if (spawnSync('tmux', ['-V']).error) throw new Error('tmux is not installed: apt-get install -y tmux (.ci/run does)');
     assertFreshBuild();
-    apiKey = (await createProjectCli(dir.path, 'e2e-project')).api_key;
+    dir = tempDir('checktop-e2e-');
+    apiKey = (await createProjectCli(dir, 'e2e-project')).api_key;
     port = await freePort();
     daemon = await serve();
     const r = await api(daemon.url, '/api/v3/checks/', { key: apiKey, body: { name: 'e2e-backup', tags: 'prod db', timeout: 3600, grace: 300 } });
@@ -70,21 +69,18 @@ describe('checktop in tmux against a child daemon', () => {
       .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
       .join(' ');
     tmux('new-session', '-d', '-x', '80', '-y', '24', '-s', SESSION, command);
+    const socketPath = tmux('display-message', '-p', '#{socket_path}').trim();
+    onCleanup(() => {
+      try {
+        tmux('kill-server');
+      } catch {
+        // already gone
+      }
+      // tmux leaves its socket file behind.
+      rmSync(socketPath, { force: true });
+    });
     // Keep the pane after an exit, so a crash leaves its message to read.
     tmux('set-option', '-t', SESSION, 'remain-on-exit', 'on');
-    socketPath = tmux('display-message', '-p', '#{socket_path}').trim();
-  });
-
-  afterAll(async () => {
-    try {
-      tmux('kill-server');
-    } catch {
-      // already gone
-    }
-    // tmux leaves its socket file behind.
-    if (socketPath) rmSync(socketPath, { force: true });
-    await daemon?.stop();
-    dir.cleanup();
   });
 
   it('shows the check, follows a ping live, and reconnects after a daemon restart', async () => {
@@ -98,12 +94,13 @@ describe('checktop in tmux against a child daemon', () => {
     const t0 = Date.now();
     const ping = await fetch(`${daemon.url}/ping/${uuid}`);
     expect(ping.status).toBe(200);
-    await waitForScreen(/up\s+e2e-backup\s+prod db\s+just now\s+in 59m/, 'the ping on screen', 5000);
+    // Up, and counting down to down: timeout 1h + grace 5m.
+    await waitForScreen(/up\s+e2e-backup\s+prod db\s+just now\s+down in 1h 4m/, 'the ping on screen', 5000);
     // The poll interval (50 ms) and tmux itself are in this number; the TUI's part is smaller.
     expect(Date.now() - t0).toBeLessThan(1500);
 
     // The daemon goes away: the TUI says so and keeps the last known table.
-    expect(await daemon.stop()).toBe(0);
+    expect((await daemon.stop()).code).toBe(0);
     const down = await waitForScreen(/reconnecting…/, 'reconnecting in the header');
     expect(down.split('\n')[0]).toMatch(/reconnecting…/);
     expect(down).toMatch(/up\s+e2e-backup/);

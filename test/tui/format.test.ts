@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ago, durationMs, durationSeconds, fit, periodOf, shortSpan, span, until } from '../../tui/format.js';
+import { ago, displayWidth, durationMs, durationSeconds, fit, periodOf, shortSpan, span, until } from '../../tui/format.js';
 
 const NOW = Date.UTC(2026, 4, 1, 12, 0, 0);
 
@@ -55,5 +55,27 @@ describe('format', () => {
     expect(fit('abcdef', 4)).toBe('abc…');
     expect(fit('a\nb', 3)).toBe('a b');
     expect(fit('abc', 0)).toBe('');
+  });
+
+  it('fit counts display width: wide characters take two columns, combining marks none', () => {
+    const cases: [string, number][] = [
+      ['備份データベース', 10],
+      ['🚀 deploy', 8],
+      ['cafe\u0301 crème', 12],
+      ['ok', 6],
+      ['日本', 3],
+    ];
+    for (const [text, width] of cases) {
+      for (const align of ['left', 'right'] as const) expect(displayWidth(fit(text, width, align)), `${text} in ${width}`).toBe(width);
+    }
+    // A wide character that would straddle the edge is left out, and a space keeps the width.
+    expect(fit('備份データベース', 10)).toBe('備份デー… ');
+    expect(fit('日本', 3)).toBe('日…');
+    expect(fit('cafe\u0301', 6)).toBe('cafe\u0301  ');
+  });
+
+  it('fit never passes control characters (an escape sequence in a name) to the terminal', () => {
+    expect(fit('evil\x1b[2Jname', 12)).toBe('evil\ufffd[2Jname');
+    expect(fit('a\x07b', 3)).toBe('a\ufffdb');
   });
 });

@@ -6,10 +6,11 @@ import { cleanup, render } from 'ink-testing-library';
 import type { Key } from 'ink';
 import { App } from '../../tui/app.js';
 import { actionFor, BINDINGS, footerHints, helpLines, isKeyName, shortName, type Mode } from '../../tui/keys.js';
+import { waitFor } from '../helpers/wait.js';
 import { FakeBackend } from './fake-backend.js';
 import { check, T0 } from './fixtures.js';
 
-const MODES: Mode[] = ['list', 'detail', 'search', 'confirm', 'help'];
+const MODES: Mode[] = ['list', 'detail', 'pings', 'flips', 'pager', 'search', 'confirm', 'help'];
 const plain = (s: string | undefined) => (s ?? '').replace(/\x1b\[[0-9;]*m/g, '');
 
 const NO_KEY: Key = {
@@ -61,6 +62,7 @@ describe('the key table', () => {
       Esc: ['', { escape: true, meta: true }],
       Backspace: ['', { delete: true }],
       Space: [' ', {}],
+      Tab: ['\t', { tab: true }],
     };
     for (const b of BINDINGS) {
       for (const name of b.keys) {
@@ -116,10 +118,9 @@ describe('the key table', () => {
   it('is all on the help screen at 80x24: every binding, its keys on the line of its text', async () => {
     const ui = render(<App backend={new FakeBackend([check()])} clock={() => T0} tickMs={60_000} size={{ columns: 80, rows: 24 }} />);
     const frame = () => plain(ui.lastFrame());
-    const end = Date.now() + 2000;
-    while (!frame().includes('check-') && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => frame().includes('check-'), { timeout: 2000, interval: 10, what: 'the table' });
     ui.stdin.write('?');
-    while (!frame().includes('Keys') && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => frame().includes('Keys'), { timeout: 2000, interval: 10, what: 'the help screen' });
     const lines = frame().split('\n');
     for (const b of BINDINGS) {
       const line = lines.find((l) => l.trimEnd().endsWith(b.help));

@@ -73,6 +73,33 @@ describe('RowTable', () => {
     }
   });
 
+  it('keeps another order (reversed, by due) through edits, and a filtered view in it, equal to sorting afresh', () => {
+    const rand = prng(11);
+    const pick = (n: number) => Math.floor(rand() * n);
+    // Latest due first, then by name: strict, as every order the table is given must be.
+    const byDue = (a: TestRow, b: TestRow) => (a.due === b.due ? 0 : a.due > b.due ? -1 : 1) || (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0);
+    let table = tableOf(Array.from({ length: 2000 }, (_, i) => row(`id${i}`, `job ${pick(300)}`, pick(6), [], 1000 + pick(50_000)))).sortedBy(byDue);
+    expect(table.order).toBe(byDue);
+    expect(table.sortedBy(byDue)).toBe(table);
+    const worse = (r: TestRow) => r.rank < 3;
+    for (const batch of [1, 3, 40, 700, 1]) {
+      table.view('worse', worse);
+      const draft = table.draft();
+      const ids = [...table.values()].map((r) => r.id);
+      for (let j = 0; j < batch; j++) {
+        const id = ids[pick(ids.length)]!;
+        draft.set(row(id, `job ${pick(300)}`, pick(6), [], 1000 + pick(50_000)));
+      }
+      table = draft.commit();
+      const all = [...table.values()];
+      expect(table.sorted().map((r) => r.id)).toEqual([...all].sort(byDue).map((r) => r.id));
+      expect(table.view('worse', worse)).toEqual(table.sorted().filter(worse));
+    }
+    // Back to the default order.
+    const back = table.sortedBy(compareRows);
+    expect(back.sorted().map((r) => r.id)).toEqual([...table.values()].sort(compareRows).map((r) => r.id));
+  });
+
   it('derives a filtered view from the older one only under the same key', () => {
     const table = tableOf([row('a', 'alpha', 0), row('b', 'beta', 4), row('c', 'gamma', 0)]);
     const down = (r: TestRow) => r.rank === 0;

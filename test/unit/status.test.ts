@@ -9,6 +9,7 @@ import {
   applySignal,
   deadlineDue,
   displayStatus,
+  downAt,
   effectiveKind,
   evaluateDeadline,
   expectedNext,
@@ -119,6 +120,8 @@ describe('derived times E, G (next_ping), D (alert_after), §2', () => {
     expect(expectedNext(c)).toBe(E);
     expect(graceStart(c)).toBe(G);
     expect(goingDownAfter(c)).toBe(D);
+    // What a client computes from the inputs it receives is the same instant.
+    expect(downAt(statusInputsOf(c))).toBe(D);
   });
 
   it('uses the schedule for cron checks: first fire strictly after last_ping', () => {

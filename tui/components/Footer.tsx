@@ -2,7 +2,7 @@
 // only, so the table above never jumps. The hints come from the key table.
 import { Text } from 'ink';
 import { fit } from '../format.js';
-import { footerHints } from '../keys.js';
+import { footerHints, type HintLine } from '../keys.js';
 import type { Filter } from '../views.js';
 
 export function filterSummary(f: Filter): string {
@@ -13,11 +13,21 @@ export function filterSummary(f: Filter): string {
   return parts.join(' ');
 }
 
-const hints = (line: Parameters<typeof footerHints>[0]) => footerHints(line).join('  ');
+const hints = (line: HintLine, readOnly = false) => footerHints(line, { readOnly }).join('  ');
 
-export function HintsLine({ view, summary, shown, total, width }: { view: 'list' | 'detail'; summary: string; shown: number; total: number; width: number }) {
-  if (view === 'list' && summary) {
-    const [clear, ...rest] = footerHints('filtered');
+interface HintsProps {
+  line: Exclude<HintLine, 'filtered'>;
+  summary: string;
+  shown: number;
+  total: number;
+  width: number;
+  /** A read-only key: no hints for what it cannot do. */
+  readOnly: boolean;
+}
+
+export function HintsLine({ line, summary, shown, total, width, readOnly }: HintsProps) {
+  if (line === 'list' && summary) {
+    const [clear, ...rest] = footerHints('filtered', { readOnly });
     return (
       <Text wrap="truncate">
         <Text color="cyan">{summary}</Text>
@@ -27,7 +37,7 @@ export function HintsLine({ view, summary, shown, total, width }: { view: 'list'
   }
   return (
     <Text dimColor wrap="truncate">
-      {fit(hints(view), width)}
+      {fit(hints(line, readOnly), width)}
     </Text>
   );
 }

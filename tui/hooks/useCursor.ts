@@ -25,8 +25,9 @@ export function useCursor(visible: readonly Row[], height: number): Cursor {
   topRef.current = top;
   const selected = index >= 0 ? visible[index]! : null;
   useEffect(() => {
-    if (selected && selected.id !== selection.id) setSelection({ id: selected.id, index });
-  }, [selected, selection.id, index]);
+    // Only over the selection this render saw: a key handled since (in a layout effect) wins.
+    if (selected && selected.id !== selection.id) setSelection((s) => (s === selection ? { id: selected.id, index } : s));
+  }, [selected, selection, index]);
   return {
     index,
     top,

@@ -8,7 +8,7 @@
 import { tagList, uniqueKeyOf } from '../../domain/ids.js';
 import type { CheckRecord } from '../../domain/types.js';
 import { displayName, html, humanDuration, pingKindText, type Notification } from '../message.js';
-import { policyReasonPhrase } from '../policy-text.js';
+import { policyPhrase, policyReasonPhrase, withPolicySentences } from '../policy-text.js';
 
 /** Characters of the last ping body a chat message carries. */
 export const BODY_EXCERPT_CHARS = 1000;
@@ -25,11 +25,20 @@ export function statusWord(n: Notification): 'DOWN' | 'UP' {
 
 /**
  * Why the check went down, as a phrase for "… is DOWN (<cause>)", or null
- * (up events): upstream's two causes, or the alert policy that took it down.
+ * (up events): upstream's two causes, or the alert policy that took it down;
+ * then what the policies add (alert-policies §6): a reminder's number and the
+ * time down, or the hold the notification was released from.
  */
 export function causePhrase(n: Notification): string | null {
   if (n.test) return 'a test notification sent by checkd channel test';
   if (n.event !== 'down') return null;
+  const cause = flipCause(n);
+  const added = policyPhrase(n);
+  if (added === null) return cause;
+  return cause === null ? added : `${cause}; ${added}`;
+}
+
+function flipCause(n: Notification): string | null {
   const policy = policyReasonPhrase(n.flip, n.check);
   if (policy !== null) return policy;
   if (n.flip.reason === 'timeout') return 'success signal did not arrive on time, grace time passed';
@@ -43,10 +52,13 @@ export function causeSuffix(n: Notification): string {
   return cause === null ? '' : ` (${cause})`;
 }
 
-/** For up events after a down: "The downtime lasted 1 hour 30 minutes." */
+/**
+ * For up events after a down: "The downtime lasted 1 hour 30 minutes.", and
+ * for one held by a policy until now, a sentence that says so.
+ */
 export function downtimeLine(n: Notification): string | null {
-  if (n.event !== 'up' || n.downtimeMs === null) return null;
-  return `The downtime lasted ${humanDuration(n.downtimeMs)}.`;
+  if (n.event !== 'up') return null;
+  return withPolicySentences(n, n.downtimeMs === null ? null : `The downtime lasted ${humanDuration(n.downtimeMs)}.`);
 }
 
 export function tagsOf(check: CheckRecord): string[] {

@@ -42,9 +42,9 @@ export function matrixHtml(n: Notification): string {
   return parts.join('\n');
 }
 
-/** The transaction id of this delivery: the same for each of its retries. */
+/** The transaction id of this delivery: the same for each of its retries, restarts included. */
 export function matrixTxnId(n: Notification): string {
-  return `checkd-${n.deliveryKey ?? `${n.flip.created}-${n.check.uuid}`}`;
+  return `checkd-${n.deliveryId}`;
 }
 
 export function matrixCall(room: string, n: Notification, settings: IntegrationSettings, homeserver: string, token: string): HttpCall {

@@ -2,22 +2,21 @@
 // each kind's value (and a group's members), `checkd channel test` sends one
 // test notification through every kind's real path to a local receiver and
 // records it, a failure included. Needs `npm run build` first.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/child.js';
+import { setupSuite } from '../../helpers/cleanup.js';
+import { tempDir } from '../../helpers/temp.js';
 import { formOf, jsonOf, startServiceReceiver, type ServiceReceiver, type ServiceRequest } from './receiver.js';
 
 // Every test here runs the CLI several times: give them room on a busy machine.
 const SLOW = 60_000;
-const data = tempDir('checkd-integrations-cli-');
-const dir = data.path;
+let dir: string;
 let rx: ServiceReceiver;
 let project: { id: string };
 
-/** The built CLI with none of the runner's CHECKD_* settings, plus `env`. */
+/** The built CLI with none of the runner's CHECKD_* settings (runCli leaves them out), plus `env`. */
 async function checkd(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const blanks: NodeJS.ProcessEnv = {};
-  for (const k of Object.keys(process.env)) if (k.startsWith('CHECKD_')) blanks[k] = '';
-  return runCli(args, { ...blanks, ...env });
+  return runCli(args, { env });
 }
 
 async function create(kind: string, value: string, name?: string, env: NodeJS.ProcessEnv = {}) {
@@ -43,16 +42,12 @@ async function listed(id: string): Promise<Record<string, unknown>> {
   return JSON.parse(r.stdout).channels.find((c: { id: string }) => c.id === id);
 }
 
-beforeAll(async () => {
+setupSuite(async () => {
+  dir = tempDir('checkd-integrations-cli-');
   rx = await startServiceReceiver();
   const r = await checkd(['project', 'create', '--name', 'cli', '--data-dir', dir, '--json']);
   expect(r.code, r.stderr).toBe(0);
   project = JSON.parse(r.stdout);
-});
-
-afterAll(async () => {
-  await rx?.close();
-  data.cleanup();
 });
 
 describe('checkd channel create with a service kind', () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { newCheck } from '../../../daemon/domain/check-input.js';
 import type { Notification } from '../../../daemon/notify/message.js';
-import { bodyExcerpt, causePhrase, escapedWithin, lastPingSummary, naturalTime, othersSection } from '../../../daemon/notify/kinds/facts.js';
+import { bodyExcerpt, causePhrase, downtimeLine, escapedWithin, lastPingSummary, naturalTime, othersSection } from '../../../daemon/notify/kinds/facts.js';
 import { readAnswer, retryAfterHeader } from '../../../daemon/notify/kinds/answer.js';
 import { Throttle } from '../../../daemon/notify/throttle.js';
 import { telegramText } from '../../../daemon/notify/kinds/telegram.js';
@@ -25,6 +25,7 @@ function notification(over: Partial<Notification> = {}): Notification {
     projectName: 'proj',
     checkJson: '{}',
     test: false,
+    deliveryId: '00000000-0000-4000-8000-000000000001',
     sentAt: FLIP,
     ...over,
   };
@@ -41,6 +42,22 @@ describe('message ingredients', () => {
     const tolerated = { created: FLIP, oldStatus: 'up', newStatus: 'down', reason: 'fail', failures: 3, processed: false } as const;
     expect(causePhrase(notification({ flip: tolerated }))).toBe('received a failure signal: 3 consecutive failures');
     expect(causePhrase(notification({ test: true }))).toBe('a test notification sent by checkd channel test');
+  });
+
+  it('a reminder and a released hold: their number, time down and hold after the cause', () => {
+    const fail = { created: FLIP, oldStatus: 'up', newStatus: 'down', reason: 'fail', processed: false } as const;
+    const reminder = notification({ flip: fail, policy: { reminder: 3, downSince: FLIP, remindedAt: FLIP + 3 * 3600_000 } });
+    expect(causePhrase(reminder)).toBe('received a failure signal; reminder 3, down for 3h 0m');
+    const muted = notification({ policy: { released: 'mute', downSince: FLIP } });
+    expect(causePhrase(muted)).toBe('success signal did not arrive on time, grace time passed; held while muted, down since 2024-05-01T11:10:00+00:00');
+    const parent = notification({ policy: { released: 'dependency', parentName: 'db', downSince: FLIP } });
+    expect(causePhrase(parent)).toBe('success signal did not arrive on time, grace time passed; held while "db" was down, down since 2024-05-01T11:10:00+00:00');
+    const up = { created: FLIP + 600_000, oldStatus: 'down', newStatus: 'up', reason: '', processed: false } as const;
+    expect(downtimeLine(notification({ event: 'up', flip: up, downtimeMs: 600_000 }))).toBe('The downtime lasted 10 minutes.');
+    expect(downtimeLine(notification({ event: 'up', flip: up, downtimeMs: 600_000, policy: { released: 'maintenance', downSince: FLIP } }))).toBe(
+      'The downtime lasted 10 minutes. Up again since 2024-05-01T11:20:00+00:00: this notification was held during maintenance.',
+    );
+    expect(causePhrase(notification({ event: 'up', flip: up, policy: { released: 'maintenance' } }))).toBeNull();
   });
 
   it('relative times in words', () => {

@@ -1,6 +1,7 @@
 // googlechat: a card to a space's webhook, down and up; HTML escaped; no
 // check UUID; 60 messages a minute per space; which failures are retried.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
 import { channel, checking, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, startHarness, type Harness } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 import { deliver } from '../../../daemon/notify/transports.js';
@@ -10,7 +11,7 @@ import { NOTIFY_DEFAULTS } from '../../../daemon/config/notify.js';
 
 let h: Harness;
 
-beforeAll(async () => {
+setupSuite(async () => {
   // Chat answers with the created message; a webhook without its key and token is refused.
   const model = checking(
     (req) => {
@@ -23,8 +24,6 @@ beforeAll(async () => {
   );
   h = await startHarness(model);
 });
-
-afterAll(async () => h?.stop());
 
 describe('googlechat', () => {
   it('value: the space webhook URL', () => {

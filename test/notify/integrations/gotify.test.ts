@@ -1,9 +1,11 @@
 // gotify: a Markdown message to the server's /message with the application
 // token; a priority per event, 0 turning it off; the project's other checks
 // that are down; which failures are retried.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channel, checking, deliveryStatus, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, startHarness, type Harness, type ServiceRequest } from './receiver.js';
-import { goDown, makeChannel, makeCheck, ping } from '../support.js';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
+import { ping } from '../../helpers/http.js';
+import { goDown, makeChannel } from '../support.js';
+import { channel, checking, deliveryStatus, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, makeCheck, startHarness, type Harness, type ServiceRequest } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 
 const TOKEN = 'AbC.d3f_tok';
@@ -18,7 +20,7 @@ function problems(req: ServiceRequest): string[] {
   return p;
 }
 
-beforeAll(async () => {
+setupSuite(async () => {
   const model = (req: ServiceRequest) =>
     problems(req)[0] === 'token'
       ? { status: 401, json: { error: 'Unauthorized', errorCode: 401, errorDescription: 'you need to provide a valid access token or user credentials to access this api' } }
@@ -28,8 +30,6 @@ beforeAll(async () => {
         }))(req);
   h = await startHarness(model);
 });
-
-afterAll(async () => h?.stop());
 
 describe('gotify', () => {
   it('value: {"url", "token", "priority", "priority_up"}', () => {
@@ -70,11 +70,11 @@ describe('gotify', () => {
 
   it('configured priorities are sent; priority 0 makes that event a no-op', async () => {
     const c = await channel(h, 'gotify', JSON.stringify({ url: `${h.rx.url}/g2`, token: TOKEN, priority: 8, priority_up: 0 }));
-    const check = await makeCheck(h.d, h.p, { name: 'prio', channels: c.id });
+    const check = await makeCheck(h, { name: 'prio', channels: c.id });
     await goDown(h.d.url, check.uuid);
     await h.rx.waitFor('/g2/', 1);
     expect(jsonOf(h.rx.on('/g2/')[0]!).priority).toBe(8);
-    await ping(h.d.url, `/ping/${check.uuid}`);
+    await ping(h.d.url, check.uuid);
     await h.d.daemon.notifier.idle();
     await new Promise((r) => setTimeout(r, 200));
     expect(h.rx.on('/g2/')).toHaveLength(1);
@@ -84,17 +84,17 @@ describe('gotify', () => {
   it('lists the other checks that are down, or says they are all up', async () => {
     const p2 = await h.d.createProject({ name: 'others' });
     const c = await makeChannel(h.d, p2, 'gotify', JSON.stringify({ url: `${h.rx.url}/g3`, token: TOKEN }));
-    const quiet = await makeCheck(h.d, p2, { name: 'quiet one', channels: '' });
-    await ping(h.d.url, `/ping/${quiet.uuid}`);
-    const main = await makeCheck(h.d, p2, { name: 'main', channels: c.id });
+    const quiet = await makeCheck(h, { name: 'quiet one', channels: '' }, p2);
+    await ping(h.d.url, quiet.uuid);
+    const main = await makeCheck(h, { name: 'main', channels: c.id }, p2);
     await goDown(h.d.url, main.uuid);
     await h.rx.waitFor('/g3/', 1);
     expect(jsonOf(h.rx.on('/g3/')[0]!).message).toMatch(/\n\nAll the other checks are up\.$/);
-    const broken = await makeCheck(h.d, p2, { name: 'Broken job', channels: '' });
+    const broken = await makeCheck(h, { name: 'Broken job', channels: '' }, p2);
     await goDown(h.d.url, broken.uuid);
-    const never = await makeCheck(h.d, p2, { name: 'another', channels: '' });
-    await ping(h.d.url, `/ping/${never.uuid}/fail`);
-    await ping(h.d.url, `/ping/${main.uuid}`);
+    const never = await makeCheck(h, { name: 'another', channels: '' }, p2);
+    await ping(h.d.url, `${never.uuid}/fail`);
+    await ping(h.d.url, main.uuid);
     await h.rx.waitFor('/g3/', 2);
     expect(jsonOf(h.rx.on('/g3/')[1]!).message).toMatch(
       /\n\nThe following checks are still down:\n- another \(last ping: (just now|an? \w+ ago|\d+ \w+ ago)\)\n- Broken job \(last ping: .+\)$/,

@@ -2,19 +2,19 @@
 // channel, once even when the member is also assigned directly; vanished
 // members are skipped; a member's failure is the member's (retried or not by
 // its own rules), never the group's.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channel, deliveryStatus, downThenUp, jsonOf, startHarness, type Harness } from './receiver.js';
-import { makeCheck, goDown, ping, waitUntil } from '../support.js';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
+import { ping } from '../../helpers/http.js';
+import { goDown } from '../support.js';
+import { channel, deliveryStatus, downThenUp, jsonOf, makeCheck, startHarness, waitForState, type Harness } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 import { groupMembersError, parseGroupValue } from '../../../daemon/domain/integrations/group.js';
 
 let h: Harness;
 
-beforeAll(async () => {
+setupSuite(async () => {
   h = await startHarness();
 });
-
-afterAll(async () => h?.stop());
 
 describe('group', () => {
   it('value: channel ids separated by commas; members of the same project, no groups', async () => {
@@ -55,15 +55,15 @@ describe('group', () => {
     const bad = await channel(h, 'spike', `${h.rx.url}/g2/bad`);
     const group = await channel(h, 'group', bad.id);
     h.rx.queue('/g2/', { status: 400, json: { message: 'no such integration' } });
-    const check = await makeCheck(h.d, h.p, { name: 'bad member', channels: group.id });
+    const check = await makeCheck(h, { name: 'bad member', channels: group.id });
     await goDown(h.d.url, check.uuid);
-    await waitUntil(() => deliveryStatus(h, bad.id)?.state === 'failed');
+    await waitForState(h, bad.id, 'failed');
     await h.d.daemon.notifier.idle();
     await new Promise((r) => setTimeout(r, 300)); // a retry would come after 50-200 ms
     expect(h.rx.on('/g2/')).toHaveLength(1);
     expect(deliveryStatus(h, bad.id)).toMatchObject({ state: 'failed', error: 'Received status code 400 with a message: "no such integration"' });
     expect(deliveryStatus(h, group.id)).toMatchObject({ state: 'ok', error: '' });
-    await ping(h.d.url, `/ping/${check.uuid}`);
+    await ping(h.d.url, check.uuid);
     await h.d.daemon.notifier.idle();
   });
 
@@ -71,14 +71,14 @@ describe('group', () => {
     const flaky = await channel(h, 'spike', `${h.rx.url}/g3/flaky`);
     const group = await channel(h, 'group', flaky.id);
     h.rx.queue('/g3/', { status: 503 });
-    const check = await makeCheck(h.d, h.p, { name: 'flaky member', channels: group.id });
+    const check = await makeCheck(h, { name: 'flaky member', channels: group.id });
     await goDown(h.d.url, check.uuid);
     await h.rx.waitFor('/g3/', 2);
-    await waitUntil(() => deliveryStatus(h, flaky.id)?.state === 'ok');
+    await waitForState(h, flaky.id, 'ok');
     await h.d.daemon.notifier.idle();
     expect(h.rx.on('/g3/')).toHaveLength(2);
     expect(deliveryStatus(h, group.id)).toMatchObject({ state: 'ok' });
-    await ping(h.d.url, `/ping/${check.uuid}`);
+    await ping(h.d.url, check.uuid);
     await h.d.daemon.notifier.idle();
   });
 });

@@ -1,7 +1,8 @@
 // matrix: an m.room.message event PUT as the daemon's account, plain and HTML
 // bodies; one transaction id per delivery, kept across its retries; which
 // answers are final; M_LIMIT_EXCEEDED's retry_after_ms.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
 import { channel, checking, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, startHarness, type Harness, type ServiceRequest } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 import { deliver } from '../../../daemon/notify/transports.js';
@@ -33,11 +34,9 @@ function model(req: ServiceRequest) {
   )(req);
 }
 
-beforeAll(async () => {
+setupSuite(async () => {
   h = await startHarness(model, (rx) => ({ matrixHomeserver: `${rx.url}/hs`, matrixAccessToken: TOKEN }));
 });
-
-afterAll(async () => h?.stop());
 
 describe('matrix', () => {
   it('value: a room ID; an alias only through checkd channel create, which joins it', () => {

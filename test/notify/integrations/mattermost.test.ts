@@ -1,12 +1,13 @@
 // mattermost: Slack's attachment format to an incoming webhook, down and up,
 // the ping body cut or left out, and which failures are retried.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
 import { channel, checking, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, startHarness, type Harness } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 
 let h: Harness;
 
-beforeAll(async () => {
+setupSuite(async () => {
   // Mattermost answers "ok"; a body it cannot read gets 400 with its error id.
   const model = checking(
     (req) => (req.method !== 'POST' ? ['not POST'] : jsonProblems(req, { attachments: 'array', username: 'string' })),
@@ -15,8 +16,6 @@ beforeAll(async () => {
   );
   h = await startHarness(model, () => ({ siteName: 'Acme Cron', siteLogoUrl: 'https://acme.example/logo.png' }));
 });
-
-afterAll(async () => h?.stop());
 
 const fieldsOf = (doc: any) => Object.fromEntries(doc.attachments[0].fields.map((f: { title: string; value: string }) => [f.title, f.value]));
 

@@ -1,12 +1,13 @@
 // msteamsw: one Adaptive Card to a Teams Workflows webhook, down and up; HTML
 // escaped where Teams reads it; no check UUID; which failures are retried.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
 import { channel, checking, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, startHarness, type Harness } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 
 let h: Harness;
 
-beforeAll(async () => {
+setupSuite(async () => {
   // A Workflows trigger takes a message with Adaptive Card attachments and answers 202.
   const model = checking(
     (req) => {
@@ -22,8 +23,6 @@ beforeAll(async () => {
   );
   h = await startHarness(model);
 });
-
-afterAll(async () => h?.stop());
 
 describe('msteamsw', () => {
   it('value: the Workflows webhook URL', () => {

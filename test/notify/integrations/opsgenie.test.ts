@@ -1,6 +1,7 @@
 // opsgenie: create an alert with the check's unique key as alias on down,
 // close it by alias on up; the EU region's own API; which failures are retried.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
 import { channel, checking, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, startHarness, type Harness, type ServiceRequest } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 import { uniqueKeyOf } from '../../../daemon/domain/ids.js';
@@ -19,7 +20,7 @@ function problems(req: ServiceRequest): string[] {
   return p;
 }
 
-beforeAll(async () => {
+setupSuite(async () => {
   const model = (req: ServiceRequest) =>
     problems(req)[0] === 'auth'
       ? { status: 401, json: { message: 'Could not authenticate', took: 0, requestId: 'r' } }
@@ -31,8 +32,6 @@ beforeAll(async () => {
     apiUrls: { telegram: rx.url, pagerduty: rx.url, opsgenie: `${rx.url}/us`, opsgenieEu: `${rx.url}/eu`, pushover: rx.url },
   }));
 });
-
-afterAll(async () => h?.stop());
 
 describe('opsgenie', () => {
   it('value: {"key", "region"}, or the bare key of a US account', () => {

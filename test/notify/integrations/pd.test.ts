@@ -1,6 +1,7 @@
 // pd (PagerDuty Events API v2): trigger on down and resolve on up with the
 // check's unique key as dedup_key; a 400 is final; 403, 429 and 5xx retried.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
 import { channel, checking, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, startHarness, type Harness } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 import { uniqueKeyOf } from '../../../daemon/domain/ids.js';
@@ -9,7 +10,7 @@ import { parsePdValue } from '../../../daemon/domain/integrations/pd.js';
 const KEY = 'R0ut1ngKeyR0ut1ngKeyR0ut1ngKey32';
 let h: Harness;
 
-beforeAll(async () => {
+setupSuite(async () => {
   // The Events API v2 as documented: 202 for a valid event, 400 "invalid event" otherwise.
   const model = checking(
     (req) => {
@@ -36,8 +37,6 @@ beforeAll(async () => {
 function INTEGRATION_API(base: string) {
   return { telegram: base, pagerduty: `${base}/pd`, opsgenie: base, opsgenieEu: base, pushover: base };
 }
-
-afterAll(async () => h?.stop());
 
 describe('pd', () => {
   it('value: the integration key, trimmed, or upstream\'s JSON with service_key', () => {

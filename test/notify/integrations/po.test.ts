@@ -1,9 +1,11 @@
 // po (Pushover): a form to the Message API as the daemon's application; a
 // priority per event (-3 off); emergency priority repeats, and up cancels it
 // by tag first; which answers are final; 6 messages a minute per user key.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channel, deliveryStatus, downThenUp, expectPermanent, formOf, startHarness, type Harness, type ServiceRequest } from './receiver.js';
-import { goDown, makeCheck, ping, waitUntil } from '../support.js';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
+import { ping } from '../../helpers/http.js';
+import { goDown } from '../support.js';
+import { channel, deliveryStatus, downThenUp, expectPermanent, formOf, makeCheck, startHarness, waitForState, type Harness, type ServiceRequest } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 import { uniqueKeyOf } from '../../../daemon/domain/ids.js';
 import { parsePoValue } from '../../../daemon/domain/integrations/po.js';
@@ -37,11 +39,9 @@ function model(req: ServiceRequest) {
   return { status: 200, json: { status: 1, request: 'r', ...(prio === 2 ? { receipt: 'rcpt' } : {}) } };
 }
 
-beforeAll(async () => {
+setupSuite(async () => {
   h = await startHarness(model, (rx) => ({ pushoverAppToken: APP, apiUrls: { ...INTEGRATION_DEFAULTS.apiUrls, pushover: `${rx.url}/po` } }));
 });
-
-afterAll(async () => h?.stop());
 
 describe('po', () => {
   it('value: <user key>|<down priority>|<up priority>, or <key>|<priority>', () => {
@@ -98,11 +98,11 @@ describe('po', () => {
 
   it('priority -3 makes that event a no-op', async () => {
     const c = await channel(h, 'po', `${USER2}|0|-3`);
-    const check = await makeCheck(h.d, h.p, { name: 'quiet up', channels: c.id });
+    const check = await makeCheck(h, { name: 'quiet up', channels: c.id });
     const before = h.rx.on('/po/').length;
     await goDown(h.d.url, check.uuid);
     await h.rx.waitFor('/po/', before + 1);
-    await ping(h.d.url, `/ping/${check.uuid}`);
+    await ping(h.d.url, check.uuid);
     await h.d.daemon.notifier.idle();
     expect(h.rx.on('/po/').length - before).toBe(1);
     expect(deliveryStatus(h, c.id)).toMatchObject({ event: 'down' });
@@ -117,25 +117,25 @@ describe('po', () => {
 
   it('retried at least 5 s apart: a 5xx; a failed cancel holds the up message back until it is done', async () => {
     const c = await channel(h, 'po', `${USER2}|2|0`);
-    const check = await makeCheck(h.d, h.p, { name: 'emergency', channels: c.id });
+    const check = await makeCheck(h, { name: 'emergency', channels: c.id });
     const before = h.rx.on('/po/').length;
     h.rx.queue('/po/1/messages.json', { status: 500, text: 'oops' });
     await goDown(h.d.url, check.uuid);
     await h.rx.waitFor('/po/', before + 1);
-    await waitUntil(() => deliveryStatus(h, c.id)?.state === 'retrying');
+    await waitForState(h, c.id, 'retrying');
     expect(deliveryStatus(h, c.id)!.error).toBe('Received status code 500');
-    await waitUntil(() => deliveryStatus(h, c.id)?.state === 'ok', 10_000);
+    await waitForState(h, c.id, 'ok');
     const downs = h.rx.on('/po/').slice(before);
     expect(downs).toHaveLength(2);
     expect(downs[1]!.at - downs[0]!.at).toBeGreaterThanOrEqual(4900);
 
     h.rx.queue('/po/1/receipts/', { status: 503 });
-    await ping(h.d.url, `/ping/${check.uuid}`);
+    await ping(h.d.url, check.uuid);
     await h.rx.waitFor('/po/', before + 3);
-    await waitUntil(() => deliveryStatus(h, c.id)?.state === 'retrying');
+    await waitForState(h, c.id, 'retrying');
     expect(deliveryStatus(h, c.id)!.error).toBe('Cancelling the emergency failed: Received status code 503');
     expect(h.rx.on('/po/').slice(before + 2).map((r) => r.path)).toEqual([`/po/1/receipts/cancel_by_tag/${uniqueKeyOf(check.uuid)}.json`]);
-    await waitUntil(() => deliveryStatus(h, c.id)?.state === 'ok', 10_000);
+    await waitForState(h, c.id, 'ok');
     expect(h.rx.on('/po/').slice(before + 3).map((r) => r.path)).toEqual([`/po/1/receipts/cancel_by_tag/${uniqueKeyOf(check.uuid)}.json`, '/po/1/messages.json']);
   }, 30_000);
 

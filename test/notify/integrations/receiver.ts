@@ -3,13 +3,17 @@
 // says — the service's success answer when the request is what the service
 // documents, its error answer otherwise — unless the test queued answers of
 // its own (a failure, a rate limit). Plus a daemon wired to it and the
-// scenarios every kind's tests share. Not a test file itself.
+// scenarios every kind's tests share; the receiver and the daemon stop at
+// cleanup (see helpers/cleanup.ts). Not a test file itself.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo, Socket } from 'node:net';
 import { expect } from 'vitest';
-import { startInProcess, type InProcessDaemon, type TestProject } from '../../helpers/daemon.js';
-import { goDown, makeChannel, makeCheck, ping, waitUntil } from '../support.js';
+import { onCleanup } from '../../helpers/cleanup.js';
+import { createCheck, ping } from '../../helpers/http.js';
+import { startInProcess, type InProcessDaemon, type TestProject } from '../../helpers/in-process.js';
+import { waitFor } from '../../helpers/wait.js';
+import { goDown, makeChannel } from '../support.js';
 import { NotifyStore, type ChannelDeliveryStatus } from '../../../daemon/store/notify.js';
 import { INTEGRATION_DEFAULTS, type IntegrationSettings } from '../../../daemon/config/integrations.js';
 import type { ChannelRecord } from '../../../daemon/domain/types.js';
@@ -48,7 +52,10 @@ export interface ServiceReceiver {
   model: ServiceModel;
   /** Requests whose path starts with `prefix`. */
   on(prefix: string): ServiceRequest[];
-  /** Answers for the next requests under `prefix`, in order; then the model answers again. */
+  /**
+   * Answers for the next requests under `prefix`, in order; then the model
+   * answers again. Those still queued at cleanup are dropped.
+   */
   queue(prefix: string, ...answers: ServiceAnswer[]): void;
   waitFor(prefix: string, count: number, timeoutMs?: number): Promise<ServiceRequest[]>;
   close(): Promise<void>;
@@ -62,24 +69,33 @@ export function formOf(req: ServiceRequest): URLSearchParams {
   return new URLSearchParams(req.body);
 }
 
+/** A receiver on 127.0.0.1 answering as `model` says; closed at cleanup. */
 export async function startServiceReceiver(model: ServiceModel = () => ({ status: 200, json: {} })): Promise<ServiceReceiver> {
   const requests: ServiceRequest[] = [];
   const queued = new Map<string, ServiceAnswer[]>();
   const sockets = new Set<Socket>();
+  let closed: Promise<void> | undefined;
   const rx: ServiceReceiver = {
     url: '',
     requests,
     model,
     on: (prefix) => requests.filter((r) => r.path.startsWith(prefix)),
-    queue: (prefix, ...answers) => queued.set(prefix, [...(queued.get(prefix) ?? []), ...answers]),
+    queue(prefix, ...answers) {
+      queued.set(prefix, [...(queued.get(prefix) ?? []), ...answers]);
+      onCleanup(() => queued.delete(prefix));
+    },
     async waitFor(prefix, count, timeoutMs = 10_000) {
-      await waitUntil(() => rx.on(prefix).length >= count, timeoutMs, () => `${prefix}: ${JSON.stringify(requests.map((r) => `${r.method} ${r.url}`))}`);
+      await waitFor(() => rx.on(prefix).length >= count, {
+        timeout: timeoutMs,
+        what: () => `${count} requests under ${prefix}: ${JSON.stringify(requests.map((r) => `${r.method} ${r.url}`))}`,
+      });
       return rx.on(prefix);
     },
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: () =>
+      (closed ??= (async () => {
+        for (const s of sockets) s.destroy();
+        await new Promise<void>((r) => server.close(() => r()));
+      })()),
   };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -121,6 +137,7 @@ export async function startServiceReceiver(model: ServiceModel = () => ({ status
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
+  onCleanup(() => rx.close());
   rx.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return rx;
 }
@@ -158,9 +175,9 @@ export interface Harness {
   d: InProcessDaemon;
   p: TestProject;
   rx: ServiceReceiver;
-  stop(): Promise<void>;
 }
 
+/** A receiver and a daemon whose integrations it stands in for, with a project; both stop at cleanup. */
 export async function startHarness(
   model?: ServiceModel,
   integrations: (rx: ServiceReceiver) => Partial<IntegrationSettings> = () => ({}),
@@ -175,15 +192,19 @@ export async function startHarness(
     },
   });
   const p = await d.createProject({ name: 'Ops & "core"' });
-  return {
-    d,
-    p,
-    rx,
-    stop: async () => {
-      await d.stop();
-      await rx.close();
-    },
-  };
+  return { d, p, rx };
+}
+
+/** A check of the harness's project, made through the API v3. */
+export async function makeCheck(h: Harness, fields: Record<string, unknown>, p: TestProject = h.p): Promise<{ uuid: string; [k: string]: unknown }> {
+  return createCheck(h.d.url, p.apiKey, fields);
+}
+
+/** Until the channel's last delivery is in `state`; the delivery status as it is then. */
+export async function waitForState(h: Harness, channelId: string, state: ChannelDeliveryStatus['state']): Promise<ChannelDeliveryStatus> {
+  return waitFor(() => (deliveryStatus(h, channelId)?.state === state ? deliveryStatus(h, channelId) : undefined), {
+    what: () => `channel ${channelId} ${state}: ${JSON.stringify(deliveryStatus(h, channelId))}`,
+  });
 }
 
 export function deliveryStatus(h: Harness, channelId: string): ChannelDeliveryStatus | undefined {
@@ -203,15 +224,17 @@ export async function downThenUp(
   body?: string,
 ): Promise<{ uuid: string; down: ServiceRequest; up: ServiceRequest; downs: ServiceRequest[]; ups: ServiceRequest[] }> {
   const before = h.rx.on(prefix).length;
-  const check = await makeCheck(h.d, h.p, { name: 'backup "nightly" <db> & co', tags: 'prod db', desc: 'Nightly *backup*', channels: channelId, ...fields });
+  const check = await makeCheck(h, { name: 'backup "nightly" <db> & co', tags: 'prod db', desc: 'Nightly *backup*', channels: channelId, ...fields });
   await goDown(h.d.url, check.uuid, body);
   await h.rx.waitFor(prefix, before + 1);
   await h.d.daemon.notifier.idle();
   const downs = h.rx.on(prefix).slice(before);
-  await ping(h.d.url, `/ping/${check.uuid}`);
+  await ping(h.d.url, check.uuid);
   await h.rx.waitFor(prefix, before + downs.length + 1);
   await h.d.daemon.notifier.idle();
   const ups = h.rx.on(prefix).slice(before + downs.length);
+  // Only webhooks carry an Idempotency-Key: no service documents one (spec/integrations.md).
+  for (const r of [...downs, ...ups]) expect(r.headers['idempotency-key'], `${r.method} ${r.path}`).toBeUndefined();
   return { uuid: check.uuid, down: downs[downs.length - 1]!, up: ups[ups.length - 1]!, downs, ups };
 }
 
@@ -219,9 +242,9 @@ export async function downThenUp(
 export async function expectPermanent(h: Harness, channelId: string, prefix: string, answer: ServiceAnswer, error: string | RegExp): Promise<void> {
   const before = h.rx.on(prefix).length;
   h.rx.queue(prefix, answer);
-  const check = await makeCheck(h.d, h.p, { name: 'permanent', channels: channelId });
+  const check = await makeCheck(h, { name: 'permanent', channels: channelId });
   await goDown(h.d.url, check.uuid);
-  await waitUntil(() => deliveryStatus(h, channelId)?.state === 'failed', 10_000, () => JSON.stringify(deliveryStatus(h, channelId)));
+  await waitForState(h, channelId, 'failed');
   await h.d.daemon.notifier.idle();
   await new Promise((r) => setTimeout(r, 300)); // a retry would come after 50-200 ms
   expect(h.rx.on(prefix).length - before).toBe(1);
@@ -229,7 +252,7 @@ export async function expectPermanent(h: Harness, channelId: string, prefix: str
   expect(status.state).toBe('failed');
   if (typeof error === 'string') expect(status.error).toBe(error);
   else expect(status.error).toMatch(error);
-  await ping(h.d.url, `/ping/${check.uuid}`); // leave it up, told or not
+  await ping(h.d.url, check.uuid); // leave it up, told or not
   await h.d.daemon.notifier.idle();
 }
 
@@ -247,18 +270,18 @@ export async function expectTransient(
 ): Promise<ServiceRequest[]> {
   const before = h.rx.on(prefix).length;
   h.rx.queue(prefix, ...answers, modelAnswerAfter(400));
-  const check = await makeCheck(h.d, h.p, { name: 'transient', channels: channelId });
+  const check = await makeCheck(h, { name: 'transient', channels: channelId });
   await goDown(h.d.url, check.uuid);
   await h.rx.waitFor(prefix, before + answers.length + 1);
   const during = deliveryStatus(h, channelId)!;
   expect(during.state).toBe('retrying');
   if (typeof error === 'string') expect(during.error).toBe(error);
   else expect(during.error).toMatch(error);
-  await waitUntil(() => deliveryStatus(h, channelId)?.state === 'ok', 10_000, () => JSON.stringify(deliveryStatus(h, channelId)));
+  await waitForState(h, channelId, 'ok');
   await h.d.daemon.notifier.idle();
   const sent = h.rx.on(prefix).slice(before);
   expect(sent).toHaveLength(answers.length + 1);
-  await ping(h.d.url, `/ping/${check.uuid}`);
+  await ping(h.d.url, check.uuid);
   await h.d.daemon.notifier.idle();
   return sent;
 }

@@ -1,12 +1,13 @@
 // rocketchat: a text line and one coloured attachment to an incoming webhook;
 // the ping body's size only; which failures are retried.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
 import { channel, checking, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, startHarness, type Harness } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 
 let h: Harness;
 
-beforeAll(async () => {
+setupSuite(async () => {
   const model = checking(
     (req) => jsonProblems(req, { text: 'string', attachments: 'array', alias: 'string' }),
     { status: 200, json: { success: true } },
@@ -14,8 +15,6 @@ beforeAll(async () => {
   );
   h = await startHarness(model);
 });
-
-afterAll(async () => h?.stop());
 
 const fieldsOf = (doc: any) => Object.fromEntries(doc.attachments[0].fields.map((f: { title: string; value: string }) => [f.title, f.value]));
 

@@ -1,13 +1,14 @@
 // spike: down and up for one check_id per check, the title and message as
 // Spike's Healthchecks integration reads them; which failures are retried.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
 import { channel, checking, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, startHarness, type Harness } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 import { uniqueKeyOf } from '../../../daemon/domain/ids.js';
 
 let h: Harness;
 
-beforeAll(async () => {
+setupSuite(async () => {
   const model = checking(
     (req) => jsonProblems(req, { check_id: 'string', status: 'string', title: 'string', message: 'string' }),
     { status: 200, json: { success: true } },
@@ -15,8 +16,6 @@ beforeAll(async () => {
   );
   h = await startHarness(model);
 });
-
-afterAll(async () => h?.stop());
 
 describe('spike', () => {
   it('value: the webhook URL of the integration', () => {

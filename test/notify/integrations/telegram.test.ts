@@ -1,9 +1,11 @@
 // telegram: sendMessage as the daemon's bot, an HTML message per event; a
 // group that became a supergroup is followed and its new id stored; which
 // answers are final; Telegram's retry_after; 6 messages a minute per chat.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channel, checking, deliveryStatus, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, startHarness, type Harness, type ServiceRequest } from './receiver.js';
-import { goDown, makeCheck, ping } from '../support.js';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
+import { ping } from '../../helpers/http.js';
+import { goDown } from '../support.js';
+import { channel, checking, deliveryStatus, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, makeCheck, startHarness, type Harness, type ServiceRequest } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 import { parseTelegramValue } from '../../../daemon/domain/integrations/telegram.js';
 import { deliver } from '../../../daemon/notify/transports.js';
@@ -49,14 +51,12 @@ function model(req: ServiceRequest) {
   }))(req);
 }
 
-beforeAll(async () => {
+setupSuite(async () => {
   h = await startHarness(model, (rx) => ({
     telegramBotToken: TOKEN,
     apiUrls: { ...INTEGRATION_DEFAULTS.apiUrls, telegram: `${rx.url}/tg` },
   }));
 });
-
-afterAll(async () => h?.stop());
 
 const texts = (prefix: string) => h.rx.on(prefix).map((r) => jsonOf(r));
 
@@ -105,7 +105,7 @@ describe('telegram', () => {
 
   it('follows a group that became a supergroup, and stores the new id', async () => {
     const c = await channel(h, 'telegram', JSON.stringify({ id: OLD_GROUP, type: 'group', name: 'Ops', thread_id: null }));
-    const check = await makeCheck(h.d, h.p, { name: 'migrating', channels: c.id });
+    const check = await makeCheck(h, { name: 'migrating', channels: c.id });
     const before = h.rx.on('/tg/').length;
     await goDown(h.d.url, check.uuid);
     await h.rx.waitFor('/tg/', before + 2);
@@ -114,7 +114,7 @@ describe('telegram', () => {
     expect(sent.map((d) => d.chat_id)).toEqual([OLD_GROUP, SUPERGROUP]);
     expect(deliveryStatus(h, c.id)).toMatchObject({ state: 'ok', error: '' });
     expect(JSON.parse(h.d.daemon.store.getChannel(c.id)!.value)).toEqual({ id: SUPERGROUP, type: 'group', name: 'Ops', thread_id: null });
-    await ping(h.d.url, `/ping/${check.uuid}`);
+    await ping(h.d.url, check.uuid);
     await h.rx.waitFor('/tg/', before + 3);
     await h.d.daemon.notifier.idle();
     expect(texts('/tg/').slice(before + 2).map((d) => d.chat_id)).toEqual([SUPERGROUP]);

@@ -1,13 +1,14 @@
 // victorops (Splunk On-Call): CRITICAL on down and RECOVERY on up for one
 // entity_id per check; a 404 is final, a 5xx retried.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
 import { channel, checking, downThenUp, expectPermanent, expectTransient, jsonOf, jsonProblems, startHarness, type Harness } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 import { uniqueKeyOf } from '../../../daemon/domain/ids.js';
 
 let h: Harness;
 
-beforeAll(async () => {
+setupSuite(async () => {
   const model = checking(
     (req) => {
       const p = jsonProblems(req, { message_type: 'string', entity_id: 'string', state_message: 'string' });
@@ -19,8 +20,6 @@ beforeAll(async () => {
   );
   h = await startHarness(model);
 });
-
-afterAll(async () => h?.stop());
 
 describe('victorops', () => {
   it('value: the REST endpoint URL with its routing key', () => {

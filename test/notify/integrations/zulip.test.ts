@@ -1,6 +1,7 @@
 // zulip: a bot's message (form, Basic auth) to a stream topic or a user;
 // the topic and content; which failures are retried, Zulip's retry-after.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { setupSuite } from '../../helpers/cleanup.js';
 import { channel, checking, downThenUp, expectPermanent, expectTransient, formOf, startHarness, type Harness, type ServiceRequest } from './receiver.js';
 import { validateChannel } from '../../../daemon/domain/channel-kinds.js';
 import { parseZulipValue } from '../../../daemon/domain/integrations/zulip.js';
@@ -22,7 +23,7 @@ function problems(req: ServiceRequest): string[] {
   return p;
 }
 
-beforeAll(async () => {
+setupSuite(async () => {
   const model = (req: ServiceRequest) =>
     problems(req)[0] === 'auth'
       ? { status: 401, json: { result: 'error', msg: 'Invalid API key', code: 'INVALID_API_KEY' } }
@@ -32,8 +33,6 @@ beforeAll(async () => {
         }))(req);
   h = await startHarness(model);
 });
-
-afterAll(async () => h?.stop());
 
 const value = (extra: Record<string, unknown>) =>
   JSON.stringify({ bot_email: 'alert-bot@zulip.example', api_key: 'ZK3y', mtype: 'stream', to: 'ops', site: `${h.rx.url}/z`, topic: '', ...extra });
