@@ -9,7 +9,7 @@ import type { CheckRecord, FlipRecord, LastPingInfo } from '../domain/types.js';
 import { policyPlaceholders, policyReasonSentence, withPolicySentences } from './policy-text.js';
 import type { Notification } from './notification.js';
 
-export type { Notification } from './notification.js';
+export type { Notification, OtherChecks } from './notification.js';
 
 /** Characters of the last ping body an e-mail carries (spec §6); $BODY is whole. */
 export const EMAIL_BODY_KEEP = 10_000;
@@ -201,7 +201,8 @@ export function emailText(n: Notification): string {
   return lines.join('\n') + '\n';
 }
 
-function html(text: string): string {
+/** HTML-escaped text (the five special characters). */
+export function html(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 }
 
