@@ -5,29 +5,18 @@
 // its own (a failure, a rate limit). Plus a daemon wired to it and the
 // scenarios every kind's tests share; the receiver and the daemon stop at
 // cleanup (see helpers/cleanup.ts). Not a test file itself.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { once } from 'node:events';
-import type { AddressInfo, Socket } from 'node:net';
 import { expect } from 'vitest';
 import { onCleanup } from '../../helpers/cleanup.js';
 import { createCheck, ping } from '../../helpers/http.js';
 import { startInProcess, type InProcessDaemon, type TestProject } from '../../helpers/in-process.js';
 import { waitFor } from '../../helpers/wait.js';
-import { goDown, makeChannel } from '../support.js';
+import { goDown, makeChannel, startHttpReceiver, type Answer, type ReceivedRequest } from '../support.js';
 import { NotifyStore, type ChannelDeliveryStatus } from '../../../daemon/store/notify.js';
 import { INTEGRATION_DEFAULTS, type IntegrationSettings } from '../../../daemon/config/integrations.js';
 import type { ChannelRecord } from '../../../daemon/domain/types.js';
 
-export interface ServiceRequest {
-  method: string;
-  /** Path and query as sent. */
-  url: string;
-  path: string;
-  query: URLSearchParams;
-  headers: IncomingHttpHeaders;
-  body: string;
-  at: number;
-}
+/** A request as the receiver recorded it (test/notify/support.ts). */
+export type ServiceRequest = ReceivedRequest;
 
 export interface ServiceAnswer {
   status: number;
@@ -71,15 +60,26 @@ export function formOf(req: ServiceRequest): URLSearchParams {
 
 /** A receiver on 127.0.0.1 answering as `model` says; closed at cleanup. */
 export async function startServiceReceiver(model: ServiceModel = () => ({ status: 200, json: {} })): Promise<ServiceReceiver> {
-  const requests: ServiceRequest[] = [];
   const queued = new Map<string, ServiceAnswer[]>();
-  const sockets = new Set<Socket>();
-  let closed: Promise<void> | undefined;
+  const answer = (req: ServiceRequest): Answer => {
+    const prefix = [...queued.keys()].find((p) => req.path.startsWith(p) && queued.get(p)!.length > 0);
+    let chosen = prefix !== undefined ? queued.get(prefix)!.shift()! : rx.model(req);
+    const delayMs = chosen.delayMs ?? 0;
+    if (chosen.status === -1) chosen = rx.model(req);
+    const headers: Record<string, string> = { ...chosen.headers };
+    let body = chosen.text ?? '';
+    if (chosen.json !== undefined) {
+      body = JSON.stringify(chosen.json);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    return { status: chosen.status, body, headers, delayMs };
+  };
+  const http = await startHttpReceiver(0, answer);
   const rx: ServiceReceiver = {
-    url: '',
-    requests,
+    url: http.url,
+    requests: http.requests,
     model,
-    on: (prefix) => requests.filter((r) => r.path.startsWith(prefix)),
+    on: (prefix) => http.requests.filter((r) => r.path.startsWith(prefix)),
     queue(prefix, ...answers) {
       queued.set(prefix, [...(queued.get(prefix) ?? []), ...answers]);
       onCleanup(() => queued.delete(prefix));
@@ -87,58 +87,12 @@ export async function startServiceReceiver(model: ServiceModel = () => ({ status
     async waitFor(prefix, count, timeoutMs = 10_000) {
       await waitFor(() => rx.on(prefix).length >= count, {
         timeout: timeoutMs,
-        what: () => `${count} requests under ${prefix}: ${JSON.stringify(requests.map((r) => `${r.method} ${r.url}`))}`,
+        what: () => `${count} requests under ${prefix}: ${JSON.stringify(http.requests.map((r) => `${r.method} ${r.url}`))}`,
       });
       return rx.on(prefix);
     },
-    close: () =>
-      (closed ??= (async () => {
-        for (const s of sockets) s.destroy();
-        await new Promise<void>((r) => server.close(() => r()));
-      })()),
+    close: () => http.close(),
   };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://receiver');
-      const rec: ServiceRequest = {
-        method: req.method ?? '',
-        url: req.url ?? '',
-        path: url.pathname,
-        query: url.searchParams,
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        at: Date.now(),
-      };
-      requests.push(rec);
-      const prefix = [...queued.keys()].find((p) => rec.path.startsWith(p) && queued.get(p)!.length > 0);
-      let answer = prefix !== undefined ? queued.get(prefix)!.shift()! : rx.model(rec);
-      const delayMs = answer.delayMs ?? 0;
-      if (answer.status === -1) answer = rx.model(rec);
-      const headers: Record<string, string> = { ...answer.headers };
-      let body = answer.text ?? '';
-      if (answer.json !== undefined) {
-        body = JSON.stringify(answer.json);
-        headers['Content-Type'] ??= 'application/json';
-      }
-      const send = () => {
-        if (res.destroyed) return;
-        res.writeHead(answer.status, headers);
-        res.end(body);
-      };
-      if (delayMs > 0) setTimeout(send, delayMs);
-      else send();
-    });
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  onCleanup(() => rx.close());
-  rx.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return rx;
 }
 
