@@ -91,7 +91,8 @@ class Sub {
     call.on('data', (e: WatchEventMsg) => {
       const now = Date.now();
       if (e.type === 'EVENT_TYPE_SNAPSHOT') {
-        this.hasSnapshot = true;
+        // A big project's snapshot comes in parts: it is whole with the last one.
+        if (!e.snapshot_continues) this.hasSnapshot = true;
         this.lastRevision = e.revision;
         return;
       }

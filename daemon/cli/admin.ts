@@ -4,13 +4,13 @@
 import { Store } from '../store/store.js';
 import { inspectDataDir } from '../store/db.js';
 import { systemClock } from '../shared/clock.js';
-import { validateChannel } from '../domain/channel-kinds.js';
 import { API_KEY_LENGTH } from '../domain/ids.js';
+import { groupMembersError, parseGroupValue } from '../domain/integrations/group.js';
 import { parseCount } from '../domain/text-values.js';
-import type { ChannelRecord } from '../domain/types.js';
-import { parseRepeatEvery } from '../domain/policy-input.js';
+import { UsageError } from './usage-error.js';
 
-export class UsageError extends Error {}
+// The commands take it from here with the rest of their kit.
+export { UsageError };
 
 export interface Output {
   json: boolean;
@@ -34,19 +34,6 @@ export function countArgument(value: string, what: string, min: number, max: num
 
 function noProject(id: string): UsageError {
   return new UsageError(`no project with id "${id}" (see: checkd project list)`);
-}
-
-/**
- * The channel fields of `channel create --repeat-every` (none when absent or
- * 0), checked before anything is written. It takes the command's options
- * whole: the flag is the one of them only the alert policies read.
- */
-function repeatEveryOption(opts: object): Pick<ChannelRecord, 'repeatEvery'> {
-  const { repeatEvery } = opts as { repeatEvery?: string };
-  if (repeatEvery === undefined) return {};
-  const parsed = parseRepeatEvery(repeatEvery);
-  if (!parsed.ok) throw new UsageError(parsed.error);
-  return parsed.seconds === 0 ? {} : { repeatEvery: parsed.seconds };
 }
 
 export function requireProject(store: Store, id: string) {
@@ -178,29 +165,8 @@ export async function keyRevoke(dataDir: string, opts: { project: string; key: s
   }
 }
 
-export async function channelCreate(
-  dataDir: string,
-  opts: { project: string; kind: string; name?: string; value?: string },
-  out: Output,
-) {
-  const checked = validateChannel(opts.kind, opts.value ?? '');
-  if (!checked.ok) throw new UsageError(checked.error);
-  const name = (opts.name ?? '').trim();
-  if (name.length > 100) throw new UsageError('--name must be at most 100 characters');
-  // The API's `channels` parameter is a comma-separated list of ids or names.
-  if (name.includes(',')) throw new UsageError('--name must not contain a comma');
-  const store = openForProject(dataDir, opts.project);
-  try {
-    const project = requireProject(store, opts.project);
-    const channel = await store.createChannel(
-      { projectId: project.id, kind: opts.kind, name, value: checked.value, ...repeatEveryOption(opts) },
-      systemClock.now(),
-    );
-    out.print(
-      { id: channel.id, name: channel.name, kind: channel.kind },
-      `channel ${channel.id} (${channel.kind}${name ? `, "${name}"` : ''}) created`,
-    );
-  } finally {
-    await store.close();
-  }
+/** A group's members must be channels of its project and not groups; a UsageError says which is not. */
+export function checkGroupMembers(store: Store, projectId: string, value: string): void {
+  const error = groupMembersError(parseGroupValue(value), projectId, (id) => store.getChannel(id));
+  if (error) throw new UsageError(error);
 }

@@ -9,7 +9,7 @@ import { systemClock } from '../shared/clock.js';
 import { inspectDataDir } from '../store/db.js';
 import { Store } from '../store/store.js';
 import type { ProjectRecord } from '../domain/types.js';
-import { noCheckdData, openForProject, countArgument, requireProject, UsageError, type Output } from './admin.js';
+import { checkGroupMembers, noCheckdData, openForProject, countArgument, requireProject, UsageError, type Output } from './admin.js';
 
 /** The project as `project list` shows it. */
 function projectJson(store: Store, p: ProjectRecord) {
@@ -116,6 +116,7 @@ export async function channelUpdate(
     if (opts.value !== undefined) {
       const checked = validateChannel(channel.kind, opts.value);
       if (!checked.ok) throw new UsageError(checked.error);
+      if (channel.kind === 'group') checkGroupMembers(store, channel.projectId, checked.value);
       fields.value = checked.value;
     }
     if (repeat?.ok) fields.repeatEvery = repeat.seconds;

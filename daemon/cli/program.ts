@@ -5,13 +5,12 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { pino } from 'pino';
 import { checkListenHosts, resolveServeConfig, type RawServeOptions } from '../config/serve.js';
-import { NOTIFY_SETTINGS, SERVE_SETTINGS, SETTINGS, settingHelp, shownDefault, type Setting } from '../config/settings.js';
+import { DELIVERY_SETTINGS, INTEGRATION_SETTINGS, SERVE_SETTINGS, SETTINGS, settingHelp, shownDefault, type Setting } from '../config/settings.js';
 import { ConfigError } from '../config/values.js';
 import { createLogger, writesToJournal } from '../shared/log.js';
 import { sdNotify } from '../shared/systemd-notify.js';
 import { DataDirError } from '../store/db.js';
 import {
-  channelCreate,
   keyCreate,
   keyRevoke,
   makeOutput,
@@ -136,20 +135,22 @@ export function buildProgram(): Command {
     .action(async (k: string, opts) => keyRevoke(opts.dataDir, { project: opts.project, key: k }, makeOutput(opts.json)));
 
   const channel = program.command('channel').description('manage notification channels');
-  adminCommand(channel.command('create').description('create a channel'))
+  const channelCreate = adminCommand(channel.command('create').description('create a channel'))
     .requiredOption('--project <id>', 'project id')
-    .requiredOption('--kind <kind>', 'email, webhook, shell, slack, discord or ntfy')
+    .requiredOption('--kind <kind>', 'email, webhook, shell, slack, discord, ntfy or a service (docs/notifications.md)')
     .option('--name <name>', 'name, usable in the API channels parameter')
     .option('--value <value>', 'address, URL or command, depending on the kind')
     .option('--repeat-every <dur>', 'remind every DUR while a check stays down: 5m to 7d (300, 1h, 1d)')
-    .action(async (opts) => channelCreate(opts.dataDir, opts, makeOutput(opts.json)));
+    .action(async (opts) => (await import('./channels-admin.js')).channelCreate(opts.dataDir, opts, makeOutput(opts.json)));
+  // A matrix channel made from a #room:server alias: the account that joins the room.
+  for (const option of settingOptions([INTEGRATION_SETTINGS.matrixHomeserver, INTEGRATION_SETTINGS.matrixAccessToken])) channelCreate.addOption(option);
   adminCommand(channel.command('list').description("list a project's channels with their last delivery result"))
     .requiredOption('--project <id>', 'project id')
     .action(async (opts) => (await import('./channels-admin.js')).channelList(opts.dataDir, opts, makeOutput(opts.json)));
   const channelTest = adminCommand(channel.command('test').description('send a test notification through a channel; exit 1 if it fails'))
     .argument('<id>', 'channel id');
-  // The notifier's flags, as `serve` takes them.
-  for (const option of settingOptions(Object.values(NOTIFY_SETTINGS))) channelTest.addOption(option);
+  // The notifier's and the integrations' flags, as `serve` takes them.
+  for (const option of settingOptions(DELIVERY_SETTINGS)) channelTest.addOption(option);
   channelTest.action(async (id: string, opts) =>
     (await import('./channels-admin.js')).channelTest(opts.dataDir, { ...opts, id }, makeOutput(opts.json)),
   );

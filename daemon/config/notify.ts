@@ -1,10 +1,12 @@
-// Settings of the notifier: SMTP, the shell switch and delivery timings,
+// Settings of the notifier: SMTP, the shell switch, delivery timings and the
+// service integrations,
 // resolved from the table in settings.ts (flags win over env vars, env vars
 // over defaults); validated before anything is opened (a bad value is a usage
 // error, exit 2).
 import { hostname } from 'node:os';
 import { NOTIFY_SETTINGS, resolveSettings, type NotifySettingValues, type RawSettings } from './settings.js';
 import { parseFromAddress } from './values.js';
+import { resolveIntegrationSettings, type IntegrationSettings } from './integrations.js';
 
 export interface SmtpConfig {
   /** smtp://user:pass@host:port or smtps://...; holds a password: never log it. */
@@ -16,6 +18,8 @@ export interface NotifyConfig extends Omit<NotifySettingValues, 'smtpUrl' | 'smt
   smtp: SmtpConfig | null;
   /** Deliveries in flight at once (each channel has at most one). */
   concurrency: number;
+  /** Secrets and API addresses of the service integrations (telegram, po, matrix, ...). */
+  integrations: IntegrationSettings;
 }
 
 const DELIVERY_CONCURRENCY = 16;
@@ -27,7 +31,7 @@ export function resolveNotifyConfig(opts: RawNotifyOptions, env: NodeJS.ProcessE
   const { smtpUrl, smtpFrom, ...rest } = resolveSettings(NOTIFY_SETTINGS, opts, env);
   const smtp =
     smtpUrl === null ? null : { url: smtpUrl, from: smtpFrom ?? parseFromAddress(`checkd@${hostname()}`, '--smtp-from (default)')! };
-  return { smtp, ...rest, concurrency: DELIVERY_CONCURRENCY };
+  return { smtp, ...rest, concurrency: DELIVERY_CONCURRENCY, integrations: resolveIntegrationSettings(opts, env) };
 }
 
 /** The notifier's settings when nothing is set. */

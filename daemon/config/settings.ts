@@ -1,7 +1,8 @@
-// The settings of `checkd serve`, one row each: flag, environment variable,
-// default, help and parser. The CLI builds its options and help from this
-// table, resolution follows it (a flag wins over its env var, the env var over
-// the default), and a test holds README's table of flags to it.
+// The settings of `checkd serve`, the notifier's and the service
+// integrations' included, one row each: flag, environment variable, default,
+// help and parser. The CLI builds its options and help from this table,
+// resolution follows it (a flag wins over its env var, the env var over the
+// default), and a test holds README's table of flags to it.
 import {
   bytesAtLeast,
   LOG_LEVELS,
@@ -14,11 +15,16 @@ import {
   parseFromAddress,
   parseHeartbeatUrl,
   parseHostPort,
+  parseHttpUrl,
   parseLogLevel,
   parseMailDomain,
   parseOptionalHostPort,
+  parseOptionalHttpUrl,
+  parseSiteName,
   parseSmtpUrl,
   parseSwitch,
+  parseToken,
+  secondsBetween,
   sizeAtLeast,
   validateGrpcAddress,
   type HostPort,
@@ -37,6 +43,8 @@ export interface Setting<T> {
   shownDefault?: string;
   /** An env var of blanks counts as unset. */
   blankMeansDefault?: boolean;
+  /** Holds a password or token: shell channels' commands do not inherit its env var. */
+  secret?: boolean;
   help: string;
   /** Validates the text; `source` names the flag or env var it came from, for the error. */
   parse(text: string, source: Source): T;
@@ -90,6 +98,31 @@ export interface NotifySettingValues {
   retryMaxDelayMs: number;
   /** A delivery still failing this long after its flip is given up. */
   giveUpAfterMs: number;
+}
+
+/**
+ * What the rows of the service integrations fill (config/integrations.ts
+ * makes IntegrationSettings of them); `checkd channel test` reads them too.
+ */
+export interface IntegrationSettingValues {
+  siteName: string;
+  siteLogoUrl: string | null;
+  /** Secret. */
+  telegramBotToken: string | null;
+  /** Secret. */
+  pushoverAppToken: string | null;
+  /** Seconds. */
+  pushoverEmergencyRetry: number;
+  /** Seconds. */
+  pushoverEmergencyExpire: number;
+  matrixHomeserver: string | null;
+  /** Secret. */
+  matrixAccessToken: string | null;
+  telegramApiUrl: string;
+  pagerdutyApiUrl: string;
+  opsgenieApiUrl: string;
+  opsgenieEuApiUrl: string;
+  pushoverApiUrl: string;
 }
 
 export const SERVE_SETTINGS: SettingTable<ServeSettingValues> = {
@@ -230,6 +263,7 @@ export const NOTIFY_SETTINGS: SettingTable<NotifySettingValues> = {
     env: 'CHECKD_SMTP_URL',
     default: '',
     help: 'SMTP server of email channels: smtp://user:pass@host:port or smtps://...',
+    secret: true,
     parse: parseSmtpUrl,
   },
   smtpFrom: {
@@ -264,8 +298,101 @@ export const NOTIFY_SETTINGS: SettingTable<NotifySettingValues> = {
   giveUpAfterMs: milliseconds('CHECKD_NOTIFY_GIVE_UP_MS', 6 * 3600 * 1000, 0, 'ms of failing before giving up'),
 };
 
+/** A hosted service's API address, which a relay or a test server can stand in for (environment only). */
+function serviceApiUrl(env: string, dflt: string, service: string): Setting<string> {
+  return { flag: null, arg: null, env, default: dflt, blankMeansDefault: true, help: `API address of ${service}`, parse: parseHttpUrl };
+}
+
+/** Whole seconds of Pushover's emergency repeats: Pushover takes 30 to 10800. */
+const pushoverSeconds = secondsBetween(30, 10800);
+
+export const INTEGRATION_SETTINGS: SettingTable<IntegrationSettingValues> = {
+  siteName: {
+    flag: '--site-name',
+    arg: 'name',
+    env: 'CHECKD_SITE_NAME',
+    default: 'checkd',
+    blankMeansDefault: true,
+    help: 'how messages to services name checkd',
+    parse: parseSiteName,
+  },
+  siteLogoUrl: {
+    flag: '--site-logo-url',
+    arg: 'url',
+    env: 'CHECKD_SITE_LOGO_URL',
+    default: '',
+    help: 'icon of the chat messages that take one',
+    parse: parseOptionalHttpUrl,
+  },
+  telegramBotToken: {
+    flag: '--telegram-bot-token',
+    arg: 'token',
+    env: 'CHECKD_TELEGRAM_BOT_TOKEN',
+    default: '',
+    help: 'the bot telegram channels send as',
+    secret: true,
+    parse: parseToken,
+  },
+  pushoverAppToken: {
+    flag: '--pushover-app-token',
+    arg: 'token',
+    env: 'CHECKD_PUSHOVER_APP_TOKEN',
+    default: '',
+    help: 'the application po (Pushover) channels send as',
+    secret: true,
+    parse: parseToken,
+  },
+  pushoverEmergencyRetry: {
+    flag: '--pushover-emergency-retry',
+    arg: 'seconds',
+    env: 'CHECKD_PUSHOVER_EMERGENCY_RETRY',
+    default: '300',
+    blankMeansDefault: true,
+    help: 'seconds between repeats of an emergency Pushover message, 30-10800',
+    parse: pushoverSeconds,
+  },
+  pushoverEmergencyExpire: {
+    flag: '--pushover-emergency-expire',
+    arg: 'seconds',
+    env: 'CHECKD_PUSHOVER_EMERGENCY_EXPIRE',
+    // Pushover refuses an emergency message whose expiry is over three hours.
+    default: '10800',
+    blankMeansDefault: true,
+    help: 'seconds an emergency Pushover message keeps repeating, 30-10800',
+    parse: pushoverSeconds,
+  },
+  matrixHomeserver: {
+    flag: '--matrix-homeserver',
+    arg: 'url',
+    env: 'CHECKD_MATRIX_HOMESERVER',
+    default: '',
+    help: 'homeserver of the account matrix channels send as',
+    parse: parseOptionalHttpUrl,
+  },
+  matrixAccessToken: {
+    flag: '--matrix-access-token',
+    arg: 'token',
+    env: 'CHECKD_MATRIX_ACCESS_TOKEN',
+    default: '',
+    help: 'access token of that Matrix account',
+    secret: true,
+    parse: parseToken,
+  },
+  telegramApiUrl: serviceApiUrl('CHECKD_TELEGRAM_API_URL', 'https://api.telegram.org', 'Telegram (a self-hosted Bot API server works too)'),
+  pagerdutyApiUrl: serviceApiUrl('CHECKD_PAGERDUTY_API_URL', 'https://events.pagerduty.com', 'PagerDuty Events'),
+  opsgenieApiUrl: serviceApiUrl('CHECKD_OPSGENIE_API_URL', 'https://api.opsgenie.com', 'Opsgenie (region us)'),
+  opsgenieEuApiUrl: serviceApiUrl('CHECKD_OPSGENIE_EU_API_URL', 'https://api.eu.opsgenie.com', 'Opsgenie (region eu)'),
+  pushoverApiUrl: serviceApiUrl('CHECKD_PUSHOVER_API_URL', 'https://api.pushover.net', 'Pushover'),
+};
+
+/** The rows the notifier reads, its own and the integrations', as `serve` and `channel test` take them. */
+export const DELIVERY_SETTINGS: ReadonlyArray<Setting<unknown>> = [...Object.values(NOTIFY_SETTINGS), ...Object.values(INTEGRATION_SETTINGS)];
+
 /** Every row, serve's first, in help order. */
-export const SETTINGS: ReadonlyArray<Setting<unknown>> = [...Object.values(SERVE_SETTINGS), ...Object.values(NOTIFY_SETTINGS)];
+export const SETTINGS: ReadonlyArray<Setting<unknown>> = [...Object.values(SERVE_SETTINGS), ...DELIVERY_SETTINGS];
+
+/** The env vars of the settings that hold a secret. */
+export const SECRET_ENV: readonly string[] = SETTINGS.filter((s) => s.secret).map((s) => s.env);
 
 /** The default as help and README state it: `none` when there is no value. */
 export function shownDefault(setting: Setting<unknown>): string {

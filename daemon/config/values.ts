@@ -220,3 +220,50 @@ export function parseFromAddress(value: string, what: Source): string | null {
   if (!FROM_RE.test(from)) throw new ConfigError(`${what}: expected an address like checkd@example.org, got "${from}"`);
   return from;
 }
+
+/** A secret token (a bot's, an application's), or null when blank; the error never repeats it. */
+export function parseToken(value: string, what: Source): string | null {
+  const token = value.trim();
+  if (token === '') return null;
+  if (/[\s\0]/.test(token)) throw new ConfigError(`${what}: a token is one word, without spaces or line breaks`);
+  return token;
+}
+
+/** An http(s) URL without a query or fragment, trailing slashes dropped; null when blank. */
+export function parseOptionalHttpUrl(value: string, what: Source): string | null {
+  const text = value.trim();
+  if (text === '') return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '' || url.search !== '' || url.hash !== '') {
+    throw new ConfigError(`${what}: expected an http(s) URL without a query, got "${text}"`);
+  }
+  return text.replace(/\/+$/, '');
+}
+
+/** An http(s) URL that must be there (a service's API address). */
+export function parseHttpUrl(value: string, what: Source): string {
+  const url = parseOptionalHttpUrl(value, what);
+  if (url === null) throw new ConfigError(`${what}: expected an http(s) URL, got nothing`);
+  return url;
+}
+
+/** Whole seconds from `min` to `max`. */
+export function secondsBetween(min: number, max: number): (value: string, what: Source) => number {
+  return (value, what) => {
+    const count = parseCount(value.trim(), min, max);
+    if (!count.ok) throw new ConfigError(`${what}: expected whole seconds from ${min} to ${max}, got "${value}"`);
+    return count.value;
+  };
+}
+
+/** How checkd names itself to the services: one line of at most 100 characters. */
+export function parseSiteName(value: string, what: Source): string {
+  const name = value.trim();
+  if (name === '' || name.length > 100 || /[\r\n]/.test(name)) throw new ConfigError(`${what}: 1 to 100 characters on one line`);
+  return name;
+}

@@ -1,8 +1,9 @@
 // Channel kinds checkd can deliver to, and validation of their values at
 // creation time, so that a bad value is refused before anything is stored.
 import { checkStructuredValue } from './channel-values.js';
+import { INTEGRATION_KINDS } from './integrations/index.js';
 
-export const CHANNEL_KINDS = ['email', 'webhook', 'shell', 'slack', 'discord', 'ntfy'] as const;
+export const CHANNEL_KINDS = ['email', 'webhook', 'shell', 'slack', 'discord', 'ntfy', ...INTEGRATION_KINDS] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
 export type ChannelCheck = { ok: true; value: string } | { ok: false; error: string };

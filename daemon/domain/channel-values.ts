@@ -3,6 +3,9 @@
 // address, a URL or a command) and, where there is more to say, a JSON object
 // that follows upstream's stored format (notifications.md §8). Pure: no I/O.
 import { isHeaderName } from './templates.js';
+import { bool, int, isHttpUrl, onlyKeys, parseJsonObject, str, ValueError } from './value-rules.js';
+import { isIntegrationKind, parseIntegrationValue, type IntegrationSpec } from './integrations/index.js';
+import { PO_OFF } from './integrations/po.js';
 
 export type NotifyEventName = 'down' | 'up';
 
@@ -22,7 +25,9 @@ export type ChannelSpec =
   | { kind: 'shell'; cmdDown: string; cmdUp: string }
   | { kind: 'slack'; url: string }
   | { kind: 'discord'; url: string }
-  | { kind: 'ntfy'; url: string; topic: string; priority: number; priorityUp: number; token: string };
+  | { kind: 'ntfy'; url: string; topic: string; priority: number; priorityUp: number; token: string }
+  /** The service integrations, each parsed by its module in integrations/. */
+  | IntegrationSpec;
 
 export type ParsedValue = { ok: true; spec: ChannelSpec } | { ok: false; error: string };
 
@@ -32,63 +37,6 @@ export type ValueCheck = { ok: true; value: string } | { ok: false; error: strin
 const EMAIL_RE = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
 const NTFY_TOPIC_RE = /^[-_A-Za-z0-9]{1,64}$/;
 const MAX_PART = 1000;
-
-class ValueError extends Error {}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (
-      (url.protocol === 'http:' || url.protocol === 'https:') && /^https?:\/\/[^/?#\s]/i.test(value) && url.hostname !== ''
-    );
-  } catch {
-    return false;
-  }
-}
-
-function parseJsonObject(kind: string, value: string): Record<string, unknown> {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(value);
-  } catch (err) {
-    throw new ValueError(`--value for a ${kind} channel is not valid JSON: ${(err as Error).message}`);
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-    throw new ValueError(`--value for a ${kind} channel must be a JSON object`);
-  }
-  return doc as Record<string, unknown>;
-}
-
-function onlyKeys(kind: string, doc: Record<string, unknown>, allowed: readonly string[]): void {
-  for (const key of Object.keys(doc)) {
-    if (!allowed.includes(key)) {
-      throw new ValueError(`--value for a ${kind} channel: unknown member "${key}"; allowed: ${allowed.join(', ')}`);
-    }
-  }
-}
-
-function str(kind: string, doc: Record<string, unknown>, key: string, dflt: string): string {
-  const v = doc[key];
-  if (v === undefined || v === null) return dflt;
-  if (typeof v !== 'string') throw new ValueError(`--value for a ${kind} channel: "${key}" must be a string`);
-  return v;
-}
-
-function bool(kind: string, doc: Record<string, unknown>, key: string, dflt: boolean): boolean {
-  const v = doc[key];
-  if (v === undefined || v === null) return dflt;
-  if (typeof v !== 'boolean') throw new ValueError(`--value for a ${kind} channel: "${key}" must be true or false`);
-  return v;
-}
-
-function int(kind: string, doc: Record<string, unknown>, key: string, dflt: number, min: number, max: number): number {
-  const v = doc[key];
-  if (v === undefined || v === null) return dflt;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw new ValueError(`--value for a ${kind} channel: "${key}" must be a whole number from ${min} to ${max}`);
-  }
-  return v;
-}
 
 // ---- webhook -----------------------------------------------------------------
 
@@ -257,6 +205,7 @@ export function parseChannelValue(kind: string, rawValue: string): ParsedValue {
       case 'ntfy':
         return { ok: true, spec: parseNtfy(value) };
       default:
+        if (isIntegrationKind(kind)) return { ok: true, spec: parseIntegrationValue(kind, value) };
         return { ok: false, error: `channel kind "${kind}" cannot be delivered to` };
     }
   } catch (err) {
@@ -267,10 +216,12 @@ export function parseChannelValue(kind: string, rawValue: string): ParsedValue {
 
 /**
  * The checks channel-kinds' `validateChannel` cannot make by itself: the JSON
- * forms and the ntfy topic. Null when the plain checks there decide.
+ * forms, the ntfy topic and every service integration. Null when the plain
+ * checks there decide.
  */
 export function checkStructuredValue(kind: string, value: string): ValueCheck | null {
   const structured =
+    isIntegrationKind(kind) ||
     ((kind === 'webhook' || kind === 'email' || kind === 'ntfy') && value.startsWith('{')) ||
     (kind === 'shell' && shellIsJson(value)) ||
     (kind === 'ntfy' && isHttpUrl(value)) ||
@@ -290,6 +241,10 @@ export function isNoop(spec: ChannelSpec, event: NotifyEventName): boolean {
     case 'shell':
       return (event === 'down' ? spec.cmdDown : spec.cmdUp) === '';
     case 'ntfy':
+      return (event === 'down' ? spec.priority : spec.priorityUp) === 0;
+    case 'po':
+      return (event === 'down' ? spec.priority : spec.priorityUp) === PO_OFF;
+    case 'gotify':
       return (event === 'down' ? spec.priority : spec.priorityUp) === 0;
     default:
       return false;

@@ -10,7 +10,7 @@ import { policyPlaceholders, policyReasonSentence, withPolicySentences } from '.
 import type { Notification } from './notification.js';
 import { storageRows } from './storage-alarm.js';
 
-export type { Notification } from './notification.js';
+export type { Notification, OtherChecks } from './notification.js';
 
 /** Characters of the last ping body an e-mail carries (spec §6); $BODY is whole. */
 export const EMAIL_BODY_KEEP = 10_000;
@@ -204,7 +204,8 @@ export function emailText(n: Notification): string {
   return lines.join('\n') + '\n';
 }
 
-function html(text: string): string {
+/** HTML-escaped text (the five special characters). */
+export function html(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 }
 

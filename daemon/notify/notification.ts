@@ -35,4 +35,16 @@ export interface Notification {
   test: boolean;
   /** The same on every attempt of this delivery, restarts included (ids.ts deliveryIdOf): receivers drop repeats by it. */
   deliveryId: string;
+  /** When this attempt is made: "10 minutes ago" in messages is counted from here. Default: the flip. */
+  sentAt?: number;
+  /** The project's other checks at send time, for the kinds that list those still down. */
+  others?: OtherChecks;
+}
+
+/** The other checks of the check's project, as some messages list them. */
+export interface OtherChecks {
+  /** How many other checks the project has. */
+  total: number;
+  /** Those that are down, sorted by name. */
+  down: Array<{ name: string; lastPing: number | null }>;
 }

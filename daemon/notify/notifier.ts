@@ -5,17 +5,19 @@
 // every attempt outside any transaction and under a timeout, failures retried
 // with exponential backoff until a bounded time has passed.
 import { performance } from 'node:perf_hooks';
-import { notifyEvent } from '../domain/status.js';
+import { displayStatus, notifyEvent } from '../domain/status.js';
 import { isNoop, parseChannelValue } from '../domain/channel-values.js';
 import { needsValue } from '../domain/channel-kinds.js';
+import { groupMembers } from '../domain/integrations/group.js';
 import { checkToJson } from '../domain/representation.js';
 import { newCheck } from '../domain/check-input.js';
 import { deliveryIdOf, newUuid } from '../domain/ids.js';
 import type { StoredEvent } from '../store/events.js';
 import { NotifyStore, type DeliveryJob } from '../store/notify.js';
-import { decodeBody, type Notification } from './message.js';
+import { decodeBody, displayName, type Notification, type OtherChecks } from './message.js';
 import { policyJobs, tellsOfFlip } from './policy-jobs.js';
 import { deliver, type DeliveryResult } from './transports.js';
+import { listsOtherChecks } from './kinds/index.js';
 import { isStorageAlarm, storageAlarmJobs, storageEventName } from './storage-alarm.js';
 import type { Store } from '../store/store.js';
 import type { ChannelRecord, CheckRecord, LastPingInfo } from '../domain/types.js';
@@ -56,8 +58,37 @@ function checkJson(check: CheckRecord, now: number, baseUrl: string): string {
   return JSON.stringify(checkToJson(check, { now, version: 3, readOnly: false, baseUrl, withSubject: false }));
 }
 
-/** The notification a job stands for, with `$JSON` made now from the check as stored now. */
-export function jobNotification(store: Store, job: DeliveryJob, current: CheckRecord, now: number, baseUrl: string): Notification {
+/**
+ * The other checks of a check's project as they are at `now` (some messages
+ * list those down), read a chunk at a time so that a large project does not
+ * hold pings up.
+ */
+export async function otherChecksAt(store: Store, check: CheckRecord, now: number): Promise<OtherChecks> {
+  let total = 0;
+  const down: OtherChecks['down'] = [];
+  for await (const chunk of store.checkChunks({ projectId: check.projectId })) {
+    for (const c of chunk) {
+      if (c.uuid === check.uuid) continue;
+      total++;
+      if (displayStatus(c, now, 3) === 'down') down.push({ name: displayName(c), lastPing: c.lastPing });
+    }
+  }
+  down.sort((a, b) => a.name.localeCompare(b.name, 'en'));
+  return { total, down };
+}
+
+/**
+ * The notification a job stands for, with `$JSON` made now from the check as
+ * stored now, and (for the kinds that list them) the project's other checks.
+ */
+export function jobNotification(
+  store: Store,
+  job: DeliveryJob,
+  current: CheckRecord,
+  now: number,
+  baseUrl: string,
+  others?: OtherChecks,
+): Notification {
   return {
     event: job.event,
     check: job.check,
@@ -70,6 +101,8 @@ export function jobNotification(store: Store, job: DeliveryJob, current: CheckRe
     checkJson: job.storage ? JSON.stringify({ storage_alarm: job.storage }) : checkJson(current, now, baseUrl),
     test: false,
     deliveryId: deliveryIdOf(store.currentLogId(), job.flipRev, job.channelId),
+    sentAt: now,
+    ...(others ? { others } : {}),
   };
 }
 
@@ -101,6 +134,7 @@ export function testNotification(channel: ChannelRecord, projectName: string, no
     checkJson: checkJson(check, now, baseUrl),
     test: true,
     deliveryId: newUuid(),
+    sentAt: now,
   };
 }
 
@@ -216,32 +250,46 @@ export class Notifier {
     }
   }
 
-  /** The channels of a project that take `event`: those with a value whose spec does not ignore it. */
-  private takers(channels: Iterable<ChannelRecord | undefined>, projectId: string, event: 'down' | 'up'): ChannelRecord[] {
-    const out: ChannelRecord[] = [];
-    for (const channel of channels) {
-      if (!channel || channel.projectId !== projectId || needsValue(channel)) continue;
+  /**
+   * The channels of a project that take the storage alarm's `event`: every one
+   * with a value whose spec does not ignore it. A group's members are channels
+   * of the project themselves, and get theirs as such.
+   */
+  private storageTakers(projectId: string, event: 'down' | 'up'): ChannelRecord[] {
+    return this.store.listChannels(projectId).filter((channel) => {
+      if (channel.kind === 'group' || needsValue(channel)) return false;
       const parsed = parseChannelValue(channel.kind, channel.value);
-      if (parsed.ok && isNoop(parsed.spec, event)) continue;
-      out.push(channel);
-    }
-    return out;
+      return !(parsed.ok && isNoop(parsed.spec, event));
+    });
   }
 
   /** The jobs of one event; runs inside the cursor's write transaction. */
   private select(ev: StoredEvent): DeliveryJob[] {
     // The storage alarm goes to every channel of the project, assigned to a check or not.
-    if (isStorageAlarm(ev)) return storageAlarmJobs(ev, this.takers(this.store.listChannels(ev.projectId), ev.projectId, storageEventName(ev)), this.clock.now());
+    if (isStorageAlarm(ev)) return storageAlarmJobs(ev, this.storageTakers(ev.projectId, storageEventName(ev)), this.clock.now());
     if (!isNotifiable(ev)) return [];
     const flip = ev.flip!;
     const check = ev.check!;
     const event = notifyEvent(flip)!;
-    const channels = this.takers([...new Set(check.channels)].map((id) => this.store.getChannel(id)), check.projectId, event);
-    if (channels.length === 0) return [];
+    const channels = new Map<string, ChannelRecord>();
+    const take = (channel: ChannelRecord) => {
+      if (channels.has(channel.id) || needsValue(channel)) return;
+      const parsed = parseChannelValue(channel.kind, channel.value);
+      if (parsed.ok && isNoop(parsed.spec, event)) return;
+      channels.set(channel.id, channel);
+    };
+    for (const id of new Set(check.channels)) {
+      const channel = this.store.getChannel(id);
+      if (!channel || channel.projectId !== check.projectId) continue;
+      take(channel);
+      // A group's members get deliveries of their own (one each, however they are assigned).
+      if (channel.kind === 'group') for (const member of groupMembers(channel, (m) => this.store.getChannel(m))) take(member);
+    }
+    if (channels.size === 0) return [];
     const lastPing = lastPingAt(this.store, check.uuid, flip.created);
     const downtimeMs = event === 'up' ? downtimeBefore(this.store, check.uuid, ev.rev, flip.created) : null;
     const now = this.clock.now();
-    return channels.map((channel) => ({
+    return [...channels.values()].map((channel) => ({
       channelId: channel.id,
       flipRev: ev.rev,
       projectId: check.projectId,
@@ -312,14 +360,17 @@ export class Notifier {
       this.logger.info({ ...log, kind: channel.kind, result: 'dropped' }, 'notification dropped: the check does not exist any more');
       return;
     }
-    const n = jobNotification(this.store, job, current, this.clock.now(), this.baseUrl);
+    const now = this.clock.now();
+    const others = listsOtherChecks(channel.kind) && !job.storage ? await otherChecksAt(this.store, current, now) : undefined;
+    const n = jobNotification(this.store, job, current, now, this.baseUrl, others);
     const t0 = performance.now();
     let result: DeliveryResult;
     try {
-      result = await deliver(channel, n, this.config, this.abort.signal);
+      result = await deliver(channel, n, this.config, this.abort.signal, { now });
     } catch {
       result = { ok: false, error: 'Delivery failed', permanent: false };
     }
+    if (result.channelValue !== undefined) await this.moveChannel(channel, result.channelValue, log);
     const durationMs = Math.round(performance.now() - t0);
     const at = this.clock.now();
     const fields = { ...log, kind: channel.kind, durationMs };
@@ -341,9 +392,20 @@ export class Notifier {
       this.logger.warn({ ...fields, result: 'failed', error }, 'notification failed, given up');
       return;
     }
-    const delay = Math.min(this.config.retryBaseMs * 2 ** Math.min(job.attempts, 40), this.config.retryMaxDelayMs);
+    // A wait the service (or its stated rate limit) asked for replaces the backoff.
+    const delay = result.retryAfterMs ?? Math.min(this.config.retryBaseMs * 2 ** Math.min(job.attempts, 40), this.config.retryMaxDelayMs);
     await this.ns.retryLater(job, at, durationMs, result.error, at + delay);
     this.logger.info({ ...fields, result: 'retrying', error: result.error, retryInMs: delay }, 'notification failed, will retry');
+  }
+
+  /** Store the value a service said the channel has now; a failure to store it only costs a detour next time. */
+  private async moveChannel(channel: ChannelRecord, value: string, log: Record<string, unknown>): Promise<void> {
+    try {
+      await this.store.updateChannel(channel.id, { value }, this.clock.now());
+      this.logger.info({ ...log, kind: channel.kind }, 'channel destination moved; its value is updated');
+    } catch (err) {
+      this.logger.error({ ...log, err }, 'storing the moved channel destination failed');
+    }
   }
 
   /** Stop taking work, let deliveries in flight finish briefly, then cut them off. */

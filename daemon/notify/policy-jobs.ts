@@ -5,6 +5,7 @@ import type { StoredEvent } from '../store/events.js';
 import type { DeliveryJob } from '../store/notify.js';
 import type { Store } from '../store/store.js';
 import type { PolicyFacts } from './policy-text.js';
+import { groupMembers } from '../domain/integrations/group.js';
 
 /** Whether the event carries a flip to tell of: the flip itself, or a hold that ended with something to tell. */
 export function tellsOfFlip(ev: StoredEvent): boolean {
@@ -13,7 +14,7 @@ export function tellsOfFlip(ev: StoredEvent): boolean {
 
 /** The jobs `select` made for the event, with what the policies add to them. */
 export function policyJobs(store: Store, ev: StoredEvent, jobs: DeliveryJob[]): DeliveryJob[] {
-  if (ev.type === 'reminder.due') return reminderJobs(ev, jobs);
+  if (ev.type === 'reminder.due') return reminderJobs(store, ev, jobs);
   if (jobs.length === 0 || ev.type !== 'notification.released' || !ev.release || !ev.flip || !ev.check) return jobs;
   const { release, flip, check } = ev;
   const before = release.flipRev === undefined ? undefined : store.listFlips(check.uuid).find((f) => f.rev < release.flipRev!);
@@ -25,13 +26,24 @@ export function policyJobs(store: Store, ev: StoredEvent, jobs: DeliveryJob[]): 
   return jobs.map((job) => ({ ...job, policy, downtimeMs: job.event === 'up' ? downtimeMs : job.downtimeMs }));
 }
 
-/** A reminder goes to the channels it is due on only, each with its own number (§3). */
-function reminderJobs(ev: StoredEvent, jobs: DeliveryJob[]): DeliveryJob[] {
-  const numbers = new Map((ev.reminders ?? []).map((r) => [r.channelId, r.number]));
+/**
+ * A reminder goes to the channels it is due on only, each with its own number
+ * (§3). One due on a group goes to the group's members too: they got the
+ * down message through it, so the group's repeat_every is theirs. A member
+ * whose own reminder is due at the same time keeps its own number; each
+ * channel is told once per event however it is reached.
+ */
+function reminderJobs(store: Store, ev: StoredEvent, jobs: DeliveryJob[]): DeliveryJob[] {
+  const due = ev.reminders ?? [];
+  const numbers = new Map(due.map((r) => [r.channelId, r.number]));
+  for (const r of due) {
+    const channel = store.getChannel(r.channelId);
+    if (channel?.kind !== 'group') continue;
+    for (const member of groupMembers(channel, (id) => store.getChannel(id))) if (!numbers.has(member.id)) numbers.set(member.id, r.number);
+  }
   return jobs.flatMap((job) => {
     const reminder = numbers.get(job.channelId);
     if (reminder === undefined) return [];
     return [{ ...job, policy: { reminder, downSince: job.flip.created, remindedAt: ev.at } }];
   });
 }
-

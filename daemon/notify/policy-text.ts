@@ -31,14 +31,23 @@ export function compactDuration(ms: number, pair = false): string {
   return m > 0 || pair ? `${n}${unit} ${m}${next[0]}` : `${n}${unit}`;
 }
 
-/** The sentence of a down flip whose cause is one of checkd's policies; null for upstream's causes. */
-export function policyReasonSentence(flip: FlipRecord, check: CheckRecord): string | null {
+/**
+ * The cause of a down flip that one of checkd's policies made, as a phrase
+ * that fits "… is DOWN (<cause>)"; null for upstream's causes.
+ */
+export function policyReasonPhrase(flip: FlipRecord, check: CheckRecord): string | null {
   if (flip.reason === 'duration') {
     const limit = check.maxDuration ? compactDuration(check.maxDuration * 1000) : 'its run-time limit';
-    return `The run took too long: it ran longer than ${limit}.`;
+    return `the run took too long: it ran longer than ${limit}`;
   }
-  if (flip.reason === 'fail' && flip.failures) return `Received a failure signal: ${flip.failures} consecutive failures.`;
+  if (flip.reason === 'fail' && flip.failures) return `received a failure signal: ${flip.failures} consecutive failures`;
   return null;
+}
+
+/** The sentence of a down flip whose cause is one of checkd's policies; null for upstream's causes. */
+export function policyReasonSentence(flip: FlipRecord, check: CheckRecord): string | null {
+  const phrase = policyReasonPhrase(flip, check);
+  return phrase === null ? null : `${phrase[0]!.toUpperCase()}${phrase.slice(1)}.`;
 }
 
 /**
@@ -73,6 +82,23 @@ function during(facts: PolicyFacts): string {
     default:
       return facts.parentName === undefined ? 'while a check it depends on was down' : `while "${facts.parentName}" was down`;
   }
+}
+
+/**
+ * What the policies add to a down event, as a phrase for the service kinds
+ * that put it after the cause in "… is DOWN (<cause>; <this>)": a reminder's
+ * number and the time down, or the hold it was released from. Null when they
+ * add nothing (a plain flip, or an up event).
+ */
+export function policyPhrase(n: Notification): string | null {
+  const facts = n.policy;
+  if (n.event !== 'down' || !facts) return null;
+  if (facts.reminder !== undefined) {
+    return `reminder ${facts.reminder}, down for ${compactDuration((facts.remindedAt ?? n.flip.created) - (downSince(n) ?? n.flip.created), true)}`;
+  }
+  if (!facts.released) return null;
+  const since = downSince(n);
+  return `held ${during(facts)}${since === null ? '' : `, down since ${isoSeconds(since)}`}`;
 }
 
 /**

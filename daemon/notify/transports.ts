@@ -18,19 +18,31 @@ import {
 } from './message.js';
 import type { ChannelRecord } from '../domain/types.js';
 import type { NotifyConfig } from '../config/notify.js';
+import { SECRET_ENV } from '../config/settings.js';
 import { fetch as undiciFetch, type Agent } from 'undici';
 import { isPrivateLiteral, PRIVATE_ADDRESS_CODE, PRIVATE_ADDRESS_ERROR, publicOnlyDispatcher } from './private-addresses.js';
+import { sharedThrottle, type Throttle } from './throttle.js';
+import type { FanOut } from './kinds/kind.js';
+import { deliverIntegration } from './kinds/index.js';
+import { isSuccessStatus, permanentByDefault } from './kinds/answer.js';
+import type { DeliveryResult, HttpCall, HttpOutcome } from './delivery.js';
 
-export type DeliveryResult =
-  | { ok: true; noop?: boolean }
-  | {
-      ok: false;
-      error: string;
-      /** Retrying cannot help (4xx, bad configuration): give up at once. */
-      permanent: boolean;
-    };
+export type { DeliveryResult, HttpCall, HttpOutcome } from './delivery.js';
 
-export type TransportSettings = Pick<NotifyConfig, 'smtp' | 'allowShell' | 'timeoutMs' | 'shellTimeoutMs' | 'blockPrivateAddresses'>;
+export type TransportSettings = Pick<
+  NotifyConfig,
+  'smtp' | 'allowShell' | 'timeoutMs' | 'shellTimeoutMs' | 'blockPrivateAddresses' | 'integrations'
+>;
+
+/** What a delivery may use beyond the settings; each has a default. */
+export interface DeliveryExtras {
+  /** Rate-limit buckets; default the daemon's shared ones. */
+  throttle?: Throttle;
+  /** The current time; default the wall clock. */
+  now?: number;
+  /** For a group channel: deliver to its members now (`checkd channel test`). */
+  fanOut?: FanOut;
+}
 
 /** What an HTTP delivery needs of the settings. */
 export type HttpSettings = Pick<NotifyConfig, 'timeoutMs' | 'blockPrivateAddresses'>;
@@ -39,7 +51,6 @@ const USER_AGENT = 'checkd';
 /** The header of the IETF draft "The Idempotency-Key HTTP Header Field", on every webhook delivery. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const MAX_REDIRECTS = 3;
-const SUCCESS_CODES = new Set([200, 201, 202, 204]);
 
 function fail(error: string, permanent = false): DeliveryResult {
   return { ok: false, error, permanent };
@@ -51,6 +62,7 @@ export async function deliver(
   n: Notification,
   settings: TransportSettings,
   signal?: AbortSignal,
+  extras: DeliveryExtras = {},
 ): Promise<DeliveryResult> {
   const parsed = parseChannelValue(channel.kind, channel.value);
   if (!parsed.ok) return fail(`Channel configuration is invalid: ${parsed.error}`, true);
@@ -69,6 +81,14 @@ export async function deliver(
         return await deliverEmail(spec.to, n, settings, signal);
       case 'shell':
         return await deliverShell(n.event === 'down' ? spec.cmdDown : spec.cmdUp, n, settings, signal);
+      default:
+        return await deliverIntegration(spec, n, {
+          settings: settings.integrations,
+          http: (call) => httpRequest(call, settings, signal),
+          throttle: extras.throttle ?? sharedThrottle,
+          now: extras.now ?? Date.now(),
+          fanOut: extras.fanOut,
+        });
     }
   } catch (err) {
     // A bug, not a transport error: report it without details that could hold secrets.
@@ -77,13 +97,6 @@ export async function deliver(
 }
 
 // ---- HTTP ----------------------------------------------------------------------
-
-export interface HttpCall {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body?: Buffer | string;
-}
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {
   return Object.keys(headers).some((h) => h.toLowerCase() === name.toLowerCase());
@@ -109,15 +122,11 @@ function describeFetchError(err: unknown, signal: AbortSignal | undefined): stri
 }
 
 /**
- * One HTTP request with the webhook rules of notifications.md §4.4: at most 3
- * redirects, success only on 200/201/202/204, a timeout over the whole call.
+ * One HTTP request with the rules of notifications.md §4.4: at most 3
+ * redirects and a timeout over the whole call. Any answer is returned as it
+ * is; only a request that got no answer is an error.
  */
-export async function httpDeliver(
-  call: HttpCall,
-  settings: HttpSettings,
-  signal?: AbortSignal,
-  permanentOn?: (status: number, body: string) => boolean,
-): Promise<DeliveryResult> {
+export async function httpRequest(call: HttpCall, settings: HttpSettings, signal?: AbortSignal): Promise<HttpOutcome> {
   const timeout = AbortSignal.timeout(settings.timeoutMs);
   const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
   let { method, url, body } = call;
@@ -137,13 +146,15 @@ export async function httpDeliver(
       url = parsed.toString();
     }
   } catch {
-    return fail('Invalid URL after filling in the placeholders', true);
+    return { ok: false, error: 'Invalid URL after filling in the placeholders', permanent: true };
   }
   for (let hop = 0; ; hop++) {
     let res: Response;
     let text: string;
     // Every hop, redirects included: an IP literal is connected to without DNS.
-    if (settings.blockPrivateAddresses && isPrivateLiteral(new URL(url).hostname)) return fail(PRIVATE_ADDRESS_ERROR, true);
+    if (settings.blockPrivateAddresses && isPrivateLiteral(new URL(url).hostname)) {
+      return { ok: false, error: PRIVATE_ADDRESS_ERROR, permanent: true };
+    }
     try {
       res = settings.blockPrivateAddresses
         ? ((await undiciFetch(url, { method, headers, body, redirect: 'manual', signal: combined, dispatcher: publicOnly() })) as unknown as Response)
@@ -151,10 +162,10 @@ export async function httpDeliver(
       text = await res.text();
     } catch (err) {
       const error = describeFetchError(err, signal);
-      return fail(error, error === PRIVATE_ADDRESS_ERROR);
+      return { ok: false, error, permanent: error === PRIVATE_ADDRESS_ERROR };
     }
     if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
-      if (hop >= MAX_REDIRECTS) return fail('Too many redirects');
+      if (hop >= MAX_REDIRECTS) return { ok: false, error: 'Too many redirects', permanent: false };
       url = new URL(res.headers.get('location')!, url).toString();
       if (res.status === 303 || ((res.status === 301 || res.status === 302) && method !== 'GET')) {
         method = 'GET';
@@ -162,12 +173,25 @@ export async function httpDeliver(
       }
       continue;
     }
-    if (SUCCESS_CODES.has(res.status)) return { ok: true };
-    const permanent =
-      (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) ||
-      (permanentOn?.(res.status, text) ?? false);
-    return fail(`Received status code ${res.status}`, permanent);
+    return { ok: true, status: res.status, body: text, headers: res.headers };
   }
+}
+
+/**
+ * One HTTP delivery: httpRequest, then success only on 200/201/202/204; a
+ * 4xx other than 408 and 429 is permanent, as is what `permanentOn` says.
+ */
+export async function httpDeliver(
+  call: HttpCall,
+  settings: HttpSettings,
+  signal?: AbortSignal,
+  permanentOn?: (status: number, body: string) => boolean,
+): Promise<DeliveryResult> {
+  const res = await httpRequest(call, settings, signal);
+  if (!res.ok) return fail(res.error, res.permanent);
+  if (isSuccessStatus(res.status)) return { ok: true };
+  const permanent = permanentByDefault(res.status) || (permanentOn?.(res.status, res.body) ?? false);
+  return fail(`Received status code ${res.status}`, permanent);
 }
 
 let publicOnlyAgent: Agent | null = null;
@@ -302,13 +326,11 @@ async function deliverEmail(to: string, n: Notification, s: TransportSettings, s
 
 // ---- shell ---------------------------------------------------------------------
 
-/** Daemon settings that must not reach a user's command. */
-const SECRET_ENV = ['CHECKD_SMTP_URL'];
-
 async function deliverShell(template: string, n: Notification, s: TransportSettings, signal?: AbortSignal): Promise<DeliveryResult> {
   if (!s.allowShell) return fail('Shell commands are not enabled', true);
   const command = shellCommand(template, n);
   const env: NodeJS.ProcessEnv = { ...process.env, ...shellEnv(n) };
+  // Daemon secrets must not reach a user's command.
   for (const name of SECRET_ENV) delete env[name];
   return new Promise<DeliveryResult>((resolve) => {
     // Its own process group, so a timeout kills the command's children too.

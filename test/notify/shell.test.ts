@@ -63,6 +63,11 @@ describe('shell channel', () => {
 
     process.env.CHECKD_SMTP_URL = 'smtp://u:leaky-password@127.0.0.1:1';
     onTestFinished(() => void delete process.env.CHECKD_SMTP_URL);
+    const tokens = ['CHECKD_TELEGRAM_BOT_TOKEN', 'CHECKD_PUSHOVER_APP_TOKEN', 'CHECKD_MATRIX_ACCESS_TOKEN'];
+    for (const token of tokens) {
+      process.env[token] = `leaky-${token}`;
+      onTestFinished(() => void delete process.env[token]);
+    }
     await ping(d.url, check.uuid);
     const upFile = join(dir, `up-${check.uuid}.txt`);
     await waitFor(() => row(d, p, ch.id).state === 'ok' && row(d, p, ch.id).pending === 0 && existsSync(upFile));
@@ -71,6 +76,7 @@ describe('shell channel', () => {
     expect(env).toContain(`CHECKD_CODE=${check.uuid}\n`);
     expect(env).toMatch(/^CHECKD_DOWNTIME_S=\d+$/m);
     expect(env).not.toContain('leaky-password');
+    for (const token of tokens) expect(env).not.toContain(`leaky-${token}`);
   });
 
   it('a failing command is retried and reported with its exit code; a hung one is killed', async () => {

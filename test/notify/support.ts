@@ -15,7 +15,10 @@ import { waitFor } from '../helpers/wait.js';
 
 export interface ReceivedRequest {
   method: string;
+  /** Path and query as sent. */
   url: string;
+  path: string;
+  query: URLSearchParams;
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
@@ -35,10 +38,22 @@ export interface HttpReceiver {
   close(): Promise<void>;
 }
 
-export type Responder = (req: ReceivedRequest) => { status: number; body?: string; delayMs?: number } | undefined;
+export interface Answer {
+  status: number;
+  body?: string;
+  /** Content-Type is text/plain unless given here. */
+  headers?: Record<string, string>;
+  /** Answer this much later. */
+  delayMs?: number;
+}
 
-/** An HTTP server on 127.0.0.1 (`port`, default a free one) that records every request. */
-export async function startHttpReceiver(port = 0): Promise<HttpReceiver> {
+export type Responder = (req: ReceivedRequest) => Answer | undefined;
+
+/**
+ * An HTTP server on 127.0.0.1 (`port`, default a free one) that records every
+ * request and answers as `respond` says, else as `base` says, else 200 "ok".
+ */
+export async function startHttpReceiver(port = 0, base: (req: ReceivedRequest) => Answer = () => ({ status: 200, body: 'ok' })): Promise<HttpReceiver> {
   const requests: ReceivedRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
   let closed: Promise<void> | undefined;
@@ -68,18 +83,21 @@ export async function startHttpReceiver(port = 0): Promise<HttpReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://receiver');
       const rec: ReceivedRequest = {
         method: req.method ?? '',
         url: req.url ?? '',
+        path: url.pathname,
+        query: url.searchParams,
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         at: Date.now(),
       };
       requests.push(rec);
-      const answer = receiver.respond(rec) ?? { status: 200, body: 'ok' };
+      const answer = receiver.respond(rec) ?? base(rec);
       const send = () => {
         if (res.destroyed) return;
-        res.writeHead(answer.status, { 'Content-Type': 'text/plain' });
+        res.writeHead(answer.status, { 'Content-Type': 'text/plain', ...answer.headers });
         res.end(answer.body ?? '');
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs);

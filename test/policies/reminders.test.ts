@@ -1,7 +1,8 @@
 // alert-policies §3, repeated alerts, end to end: a channel's repeat_every
 // (the admin CLI and the channel list), reminders on its cadence while a
 // check stays down and only on that channel, none while muted, the stop when
-// the check comes up, and one catch-up reminder after a day stopped.
+// the check comes up, one catch-up reminder after a day stopped, and a
+// group's repeat_every reminding the group's members.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/child.js';
 import { api, at, createCheck, deliveries, H, makeChannel, MIN, ping, restart, startPolicyEnv, T0, webhookValue, type Delivery, type PolicyEnv } from './support.js';
@@ -79,6 +80,67 @@ describe('reminders', () => {
     expect(repeated(env).map((x) => x.reminder)).toEqual([0, 1, 25]);
     await at(env, T0 + 26 * H);
     expect(repeated(env).map((x) => x.reminder)).toEqual([0, 1, 25, 26]);
+  });
+
+  it("a group's repeat_every reminds its members, on the group's cadence, not a member's own", async () => {
+    env = await startPolicyEnv();
+    const e = env;
+    const a = await makeChannel(e.d, e.p, 'webhook', webhookValue(e.rx, '/ga'), 'a');
+    const b = await makeChannel(e.d, e.p, 'webhook', webhookValue(e.rx, '/gb'), 'b');
+    // A service kind says which reminder it is too.
+    const spike = await makeChannel(e.d, e.p, 'spike', `${e.rx.url}/svc/spike`, 'spike');
+    const group = await makeChannel(e.d, e.p, 'group', `${a.id},${b.id},${spike.id}`, 'on call');
+    const { store } = e.d.daemon;
+    await store.transact(() => {
+      store.insertChannelInTxn({ ...group, repeatEvery: 3600 }, e.clock.now());
+      // Reached through the group only: its own, shorter cadence does not apply.
+      store.insertChannelInTxn({ ...b, repeatEvery: 600 }, e.clock.now());
+    });
+    const c = await createCheck(e, { name: 'etl', timeout: 86400, grace: 3600, channels: group.id });
+    await ping(e, c.uuid);
+    await ping(e, c.uuid, 'fail');
+    const heard = (path: string) => e.rx.on(path).map((r) => JSON.parse(r.body) as Delivery).map((x) => [x.status, x.reminder]);
+    for (const m of [10, 20, 30, 59]) await at(e, T0 + m * MIN);
+    expect(heard('/hook/ga')).toEqual([['down', 0]]);
+    expect(heard('/hook/gb')).toEqual([['down', 0]]);
+    await at(e, T0 + H);
+    await at(e, T0 + 2 * H);
+    for (const path of ['/hook/ga', '/hook/gb']) {
+      expect(heard(path), path).toEqual([
+        ['down', 0],
+        ['down', 1],
+        ['down', 2],
+      ]);
+    }
+    expect(e.rx.on('/svc/spike').map((r) => JSON.parse(r.body).title)).toEqual([
+      'etl is DOWN (received a failure signal)',
+      'etl is DOWN (received a failure signal; reminder 1, down for 1h 0m)',
+      'etl is DOWN (received a failure signal; reminder 2, down for 2h 0m)',
+    ]);
+    await ping(e, c.uuid);
+    for (const path of ['/hook/ga', '/hook/gb']) expect(heard(path).at(-1), path).toEqual(['up', 0]);
+    expect(e.rx.on('/svc/spike').map((r) => JSON.parse(r.body).status)).toEqual(['down', 'down', 'down', 'up']);
+    // The project's own webhook is not assigned to the check: it heard nothing.
+    expect(e.rx.requests.filter((r) => r.url === '/hook')).toEqual([]);
+  });
+
+  it('a member assigned directly with its own repeat_every also keeps its own cadence, told once when both fall due', async () => {
+    env = await startPolicyEnv();
+    const e = env;
+    const a = await makeChannel(e.d, e.p, 'webhook', webhookValue(e.rx, '/ga'), 'a');
+    const group = await makeChannel(e.d, e.p, 'group', a.id, 'on call');
+    const { store } = e.d.daemon;
+    await store.transact(() => {
+      store.insertChannelInTxn({ ...group, repeatEvery: 3600 }, e.clock.now());
+      store.insertChannelInTxn({ ...a, repeatEvery: 1800 }, e.clock.now());
+    });
+    const c = await createCheck(e, { timeout: 86400, grace: 3600, channels: `${group.id},${a.id}` });
+    await ping(e, c.uuid);
+    await ping(e, c.uuid, 'fail');
+    for (const m of [30, 60, 90]) await at(e, T0 + m * MIN);
+    const heard = e.rx.on('/hook/ga').map((r) => (JSON.parse(r.body) as Delivery).reminder);
+    // Its own 1, 2, 3 every 30 minutes; at 60 minutes the group's first falls due too: one message, its own number.
+    expect(heard).toEqual([0, 1, 2, 3]);
   });
 
   it('a channel given repeat_every while a check is down starts reminding it', async () => {

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NOTIFY_SETTINGS, resolveSettings, SERVE_SETTINGS, SETTINGS, shownDefault } from '../../daemon/config/settings.js';
+import { INTEGRATION_SETTINGS, NOTIFY_SETTINGS, resolveSettings, SERVE_SETTINGS, SETTINGS, shownDefault } from '../../daemon/config/settings.js';
 import { parseBool, parseCount, parseSize, sizeText } from '../../daemon/domain/text-values.js';
 
 const REPO_ROOT = join(import.meta.dirname, '../..');
@@ -34,8 +34,10 @@ describe('the settings table', () => {
     expect(readme.sort(byFlag)).toEqual(table.sort(byFlag));
   });
 
-  it("docs/notifications.md's table of delivery timings has exactly its env-only rows", () => {
-    const docs = markdownTable('docs/notifications.md', 'Delivery timings').map(([env, dflt]) => ({ env, dflt: dflt!.split(' ')[0] }));
+  it("docs/notifications.md's tables of delivery timings and service API addresses have exactly its env-only rows", () => {
+    const docs = [...markdownTable('docs/notifications.md', 'Delivery timings'), ...markdownTable('docs/notifications.md', 'Service API addresses')].map(
+      ([env, dflt]) => ({ env, dflt: dflt!.split(' ')[0] }),
+    );
     const table = SETTINGS.filter((s) => s.flag === null).map((s) => ({ env: s.env, dflt: shownDefault(s) }));
     const byEnv = (a: { env?: string }, b: { env?: string }) => (a.env ?? '').localeCompare(b.env ?? '');
     expect(docs.sort(byEnv)).toEqual(table.sort(byEnv));
@@ -43,7 +45,7 @@ describe('the settings table', () => {
 
   it('each row fills the field that commander names after its flag, and every flag and env var is unique', () => {
     const camel = (flag: string) => flag.replace(/^--/, '').replace(/-(.)/g, (_, c: string) => c.toUpperCase());
-    for (const [field, s] of [...Object.entries(SERVE_SETTINGS), ...Object.entries(NOTIFY_SETTINGS)]) {
+    for (const [field, s] of [...Object.entries(SERVE_SETTINGS), ...Object.entries(NOTIFY_SETTINGS), ...Object.entries(INTEGRATION_SETTINGS)]) {
       if (s.flag !== null) expect(camel(s.flag), field).toBe(field);
     }
     const flags = SETTINGS.flatMap((s) => (s.flag === null ? [] : [s.flag]));
@@ -67,6 +69,7 @@ describe('the settings table', () => {
   it('every default is valid', () => {
     expect(() => resolveSettings(SERVE_SETTINGS, {}, {})).not.toThrow();
     expect(() => resolveSettings(NOTIFY_SETTINGS, {}, {})).not.toThrow();
+    expect(() => resolveSettings(INTEGRATION_SETTINGS, {}, {})).not.toThrow();
   });
 });
 
