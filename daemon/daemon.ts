@@ -18,6 +18,7 @@ import { Notifier } from './notify/notifier.js';
 import { NOTIFY_DEFAULTS } from './config/notify.js';
 import { Store } from './store/store.js';
 import { JournalWriter } from './store/journal-writer.js';
+import { STORAGE_POLL_MS, StorageWatch } from './store/storage-watch.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { ServeConfig } from './config/serve.js';
 import type { Logger } from './shared/log.js';
@@ -32,6 +33,8 @@ export interface RunningDaemon {
   events: EventTail;
   monitor: DeadlineMonitor;
   hub: WatchHub;
+  /** The storage alarm: the disk's free space and the quota. */
+  storage: StorageWatch;
   notifier: Notifier;
   httpAddress: string;
   grpcAddress: string;
@@ -60,15 +63,31 @@ export async function startDaemon(config: ServeConfig, logger: Logger, clock: Cl
 
 async function startComponents(config: ServeConfig, logger: Logger, clock: Clock, closers: ShutdownStack): Promise<RunningDaemon> {
   const store = Store.open(config.dataDir);
-  closers.push(() => store.close());
-  const checks = new CheckService(store, clock);
-  const pings = new PingService(store, clock);
+  // The first look at the disk comes before any write: on a full disk the
+  // daemon starts with the storage alarm on instead of failing (or filling
+  // the disk to its last byte moving the ping journal).
+  const storage = new StorageWatch(
+    store,
+    { reserveBytes: config.storageReserve, quotaBytes: config.storageQuota },
+    clock,
+    logger.child({ component: 'storage' }),
+    config.storagePollMs ?? STORAGE_POLL_MS,
+  );
+  closers.push(() => store.close({ applyJournal: storage.journalBudget() === null }));
+  closers.push(() => storage.stop());
+  storage.begin();
+  const checks = new CheckService(store, clock, storage);
+  const pings = new PingService(store, clock, storage);
   const badgeSecret = await store.badgeSecret();
   await store.logId();
-  // Pings journaled before a crash go into the B-trees before anything reads them.
-  await store.applyJournal();
+  // Pings journaled before a crash go into the B-trees before anything reads
+  // them (readers see them in any case: store/pending.ts); left to the journal
+  // writer when the disk has no room for the move.
+  if (storage.journalBudget() === null) {
+    await store.applyJournal().catch((err: unknown) => logger.error({ err }, 'writing journaled pings at start failed; the journal writer retries'));
+  }
   // Started this early so that it stops after everything that writes, just before the store closes.
-  const journalWriter = new JournalWriter(store, config.dataDir, logger.child({ component: 'journal' }));
+  const journalWriter = new JournalWriter(store, config.dataDir, logger.child({ component: 'journal' }), { budget: () => storage.journalBudget() });
   closers.push(() => journalWriter.stop());
   const events = new EventTail(store, logger);
   const watching = {
@@ -89,9 +108,9 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
   closers.push(() => notifier.stop());
   notifier.onAttempt = (kind, result) => metrics.notifications.inc({ kind, result });
   events.subscribe(notifier.onEvents);
-  const hub = new WatchHub(store, clock);
+  const hub = new WatchHub(store, clock, () => storage.report());
   events.subscribe(hub.onEvents);
-  const metrics = new Metrics(store, clock, config.dataDir);
+  const metrics = new Metrics(store, clock, config.dataDir, () => storage.report());
   events.subscribe(metrics.onEvents);
   const http = await buildHttpServer(
     {
@@ -104,6 +123,7 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
       pingBodyLimit: config.pingBodyLimit,
       badgeLabel: config.badgeLabel,
       logger,
+      gate: storage,
     },
     { trustProxy: config.trustProxy },
   );
@@ -139,6 +159,7 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
         logger: logger.child({ component: 'grpc' }),
         hub,
         pageTokens: new PageTokens(badgeSecret),
+        storage: () => storage.report(),
       }),
     );
   } catch (err) {
@@ -148,6 +169,8 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
   const smtpAddress = config.smtpListen ? await startEmailPings(config, pings, logger, closers) : null;
   // Deliveries begin once both listeners are up (a failed start leaves nothing running).
   notifier.start();
+  // The alarm is looked at every few seconds from now on (and told, if it differs from what the log last told).
+  storage.start();
   // The monitor's passes are reported from now on: WATCHDOG=1 and the heartbeat.
   selfWatch.start();
   closers.push(() => selfWatch.stop());
@@ -155,7 +178,7 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
   closers.push(() => clearInterval(pruner));
   let stopping: Promise<void> | null = null;
   const stop = () => (stopping ??= closers.close());
-  return { store, http, grpc, events, monitor, hub, notifier, httpAddress, grpcAddress: grpc.address, smtpAddress, stop };
+  return { store, http, grpc, events, monitor, hub, storage, notifier, httpAddress, grpcAddress: grpc.address, smtpAddress, stop };
 }
 
 /**

@@ -72,6 +72,22 @@ export interface ProjectMsg {
   log_id: string;
   check_limit: number;
   n_checks: number;
+  /** The daemon's storage alarm now; null (or absent, in hand-made messages) from daemons that predate it. */
+  storage_alarm?: StorageAlarmMsg | null;
+}
+
+/** The daemon's storage alarm: while active, pings and API writes are refused. */
+export interface StorageAlarmMsg {
+  active: boolean;
+  /** "free_space" or "quota"; "" when off. */
+  cause: string;
+  reason: string;
+  since_ms: number;
+  free_bytes: number;
+  used_bytes: number;
+  reserve_bytes: number;
+  /** 0: no quota. */
+  quota_bytes: number;
 }
 
 export interface CheckDetailMsg {
@@ -93,6 +109,8 @@ export interface WatchEventMsg {
   flip: FlipMsg | null;
   /** On a SNAPSHOT part: more parts of the same snapshot follow. */
   snapshot_continues: boolean;
+  /** On STORAGE_ALARM events, and on heartbeats (the alarm now); null or absent otherwise. */
+  storage_alarm?: StorageAlarmMsg | null;
 }
 
 export interface ListPingsResponseMsg {

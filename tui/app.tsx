@@ -402,6 +402,7 @@ export function App({ backend: single, backends: several, clock = Date.now, tick
         active={active}
         now={now}
         width={size.columns}
+        storageAlarm={state.storageAlarm}
       />
       {feeds}
       {body}

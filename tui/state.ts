@@ -5,7 +5,7 @@ import { labelOf } from './labels.js';
 import { makeRow, rowAt, type Row } from './row.js';
 import { RowTable, type TableDraft } from './row-table.js';
 import { DEFAULT_SORT, orderOf, type Sort } from './sort.js';
-import type { CheckMsg, ProjectMsg, WatchEventMsg } from './wire.js';
+import type { CheckMsg, ProjectMsg, StorageAlarmMsg, WatchEventMsg } from './wire.js';
 
 /** How long a check that just changed status stays highlighted. */
 export const FLASH_MS = 5000;
@@ -40,6 +40,8 @@ export interface TuiState {
   offsetMs: number;
   /** The rows' order. */
   sort: Sort;
+  /** The daemon's storage alarm as last told (GetProject, its events, heartbeats); null: never told. */
+  storageAlarm: StorageAlarmMsg | null;
 }
 
 export type Action =
@@ -61,6 +63,7 @@ export function initialState(now: number): TuiState {
     now,
     offsetMs: 0,
     sort: DEFAULT_SORT,
+    storageAlarm: null,
   };
 }
 
@@ -74,7 +77,7 @@ export function reducer(state: TuiState, action: Action): TuiState {
     case 'connection':
       return { ...state, connection: action.connection };
     case 'project':
-      return { ...state, project: action.project };
+      return { ...state, project: action.project, storageAlarm: action.project.storage_alarm ?? state.storageAlarm };
     case 'events':
       return applyEvents(state, action.events, action.now);
     case 'tick':
@@ -138,7 +141,7 @@ class Draft {
 
 function applyEvents(state: TuiState, events: WatchEventMsg[], now: number): TuiState {
   const draft = new Draft(state, now);
-  let { revision, synced, offsetMs } = state;
+  let { revision, synced, offsetMs, storageAlarm } = state;
   for (const ev of events) {
     if (ev.type === 'EVENT_TYPE_SNAPSHOT') {
       // The server's clock at send time; latency is far below the one-second display resolution.
@@ -161,11 +164,17 @@ function applyEvents(state: TuiState, events: WatchEventMsg[], now: number): Tui
       // Sent when idle, stamped with the server's clock: keeps the offset fresh.
       offsetMs = ev.at_ms - now;
       revision = Math.max(revision, ev.revision);
+      // The alarm as it is now: catches up with an alarm whose event was missed.
+      if (ev.storage_alarm) storageAlarm = ev.storage_alarm;
       continue;
     }
     // Replays after a resume may overlap what was already applied.
     if (ev.revision <= revision) continue;
     revision = ev.revision;
+    if (ev.type === 'EVENT_TYPE_STORAGE_ALARM') {
+      if (ev.storage_alarm) storageAlarm = ev.storage_alarm;
+      continue;
+    }
     if (ev.type === 'EVENT_TYPE_CHECK_DELETED') {
       draft.deleteRow(ev.check_id);
       draft.unflash(ev.check_id);
@@ -179,7 +188,14 @@ function applyEvents(state: TuiState, events: WatchEventMsg[], now: number): Tui
     if (ev.type === 'EVENT_TYPE_FLIP' || (before && before.status !== row.status)) draft.flash(row.id);
   }
   const rows = draft.result();
-  if (rows === state.rows && !draft.flashes && revision === state.revision && synced === state.synced && offsetMs === state.offsetMs) {
+  if (
+    rows === state.rows &&
+    !draft.flashes &&
+    revision === state.revision &&
+    synced === state.synced &&
+    offsetMs === state.offsetMs &&
+    sameAlarm(storageAlarm, state.storageAlarm)
+  ) {
     return state.now === now ? state : { ...state, now };
   }
   return {
@@ -189,8 +205,14 @@ function applyEvents(state: TuiState, events: WatchEventMsg[], now: number): Tui
     revision,
     synced,
     offsetMs,
+    storageAlarm: sameAlarm(storageAlarm, state.storageAlarm) ? state.storageAlarm : storageAlarm,
     now,
   };
+}
+
+/** Whether two tellings of the alarm show the same (a heartbeat repeats it every 15 s). */
+function sameAlarm(a: StorageAlarmMsg | null, b: StorageAlarmMsg | null): boolean {
+  return a === b || (a !== null && b !== null && a.active === b.active && a.cause === b.cause);
 }
 
 /** A check returned by PauseCheck/ResumeCheck: shown at once, the Watch event confirms it. */

@@ -9,12 +9,13 @@ import type {
   PingBodyMsg,
   PingMsg,
   ProjectMsg,
+  StorageAlarmMsg,
   WatchEventMsg,
 } from '../proto/messages.js';
 import type { StatusInputs } from '../daemon/domain/status.js';
 import type { StoredStatus } from '../daemon/domain/types.js';
 
-export type { CheckDetailMsg, CheckMsg, FlipMsg, ListFlipsResponseMsg, ListPingsResponseMsg, PingBodyMsg, PingMsg, ProjectMsg, WatchEventMsg };
+export type { CheckDetailMsg, CheckMsg, FlipMsg, ListFlipsResponseMsg, ListPingsResponseMsg, PingBodyMsg, PingMsg, ProjectMsg, StorageAlarmMsg, WatchEventMsg };
 
 /** A check's identity on the wire: the uuid, or the unique_key for read-only keys (as in `check_id`). */
 export function checkIdOf(check: Pick<CheckMsg, 'uuid' | 'unique_key'>): string {

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { StoredEvent } from '../store/events.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../shared/clock.js';
+import type { StorageReport } from '../domain/storage-alarm.js';
 
 const STATUSES = ['new', 'up', 'grace', 'down', 'paused'] as const;
 /** What a scrape counts for one project. */
@@ -54,6 +55,8 @@ export class Metrics {
     private readonly store: Store,
     private readonly clock: Clock,
     dataDir: string,
+    /** The storage alarm now (store/storage-watch.ts); none in tests that make Metrics alone. */
+    storage: () => StorageReport | null = () => null,
   ) {
     const registry = this.registry;
     // checkd_process_resident_memory_bytes, checkd_nodejs_heap_size_used_bytes, ...
@@ -90,6 +93,22 @@ export class Metrics {
         }
       },
     });
+    // The storage alarm and what it is decided on (docs/operations.md).
+    const storageGauge = (name: string, help: string, value: (r: StorageReport) => number | null) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          const report = storage();
+          this.set((report === null ? null : value(report)) ?? 0);
+        },
+      });
+    storageGauge('checkd_storage_alarm', '1 while the storage alarm is on (pings and API writes refused with 503), else 0', (r) => (r.active ? 1 : 0));
+    storageGauge('checkd_storage_free_bytes', "Bytes free on the data dir's file system at the last look", (r) => r.freeBytes);
+    storageGauge('checkd_storage_reserve_bytes', 'Free bytes kept in reserve (--storage-reserve): below them, the storage alarm', (r) => r.reserveBytes);
+    storageGauge('checkd_storage_used_bytes', 'Bytes of data the database holds (its pages in use) at the last look', (r) => r.usedBytes);
+    storageGauge('checkd_storage_quota_bytes', 'The storage quota (--storage-quota); 0 when there is none', (r) => r.quotaBytes);
     const byStatus = new Gauge({
       name: 'checkd_checks',
       help: 'Checks by project and display status',

@@ -15,7 +15,7 @@ import type { VersionedContext } from './context.js';
 
 export function registerPolicyRoutes(app: FastifyInstance, ctx: VersionedContext, prefix: string, config: Record<string, unknown>): void {
   const { store, checks, clock, version, baseUrl } = ctx;
-  const maintenance = new MaintenanceService(store, clock);
+  const maintenance = new MaintenanceService(store, clock, ctx.gate);
 
   /** The window a path names, for the caller's project: 404 when there is none, 403 when another project's. */
   const ownWindow = (id: string, projectId: string) => {

@@ -12,6 +12,8 @@ export interface ServeConfig extends ServeSettingValues {
   notify?: NotifyConfig;
   /** How often --heartbeat-url is pinged; a minute when absent (tests shorten it). */
   heartbeatEveryMs?: number;
+  /** How often the storage alarm looks at the disk; STORAGE_POLL_MS when absent (tests shorten it). */
+  storagePollMs?: number;
 }
 
 /** The default of each serve setting, as text (settings.ts). */

@@ -7,6 +7,7 @@ import {
   bytesAtLeast,
   LOG_LEVELS,
   millisecondsAtLeast,
+  optionalSizeAtLeast,
   parseBadgeLabel,
   parseBaseUrl,
   parseCountValue,
@@ -24,6 +25,7 @@ import {
   parseSwitch,
   parseToken,
   secondsBetween,
+  sizeAtLeast,
   validateGrpcAddress,
   type HostPort,
   type Source,
@@ -71,6 +73,10 @@ export interface ServeSettingValues {
   smtpMessageLimit: number;
   /** Pinged every minute while the deadline monitor's loop runs (monitor/self-watch.ts); null: off. */
   heartbeatUrl: string | null;
+  /** Most bytes the database may hold before the storage alarm (domain/storage-alarm.ts); null: no quota. */
+  storageQuota: number | null;
+  /** Free bytes kept on the data dir's file system: below them, the storage alarm. */
+  storageReserve: number;
 }
 
 /** What the notifier rows fill (NotifyConfig); `checkd channel test` reads them too. */
@@ -225,6 +231,23 @@ export const SERVE_SETTINGS: SettingTable<ServeSettingValues> = {
     default: '',
     help: 'pinged every minute while the monitor loop runs (another checkd, Healthchecks)',
     parse: parseHeartbeatUrl,
+  },
+  storageQuota: {
+    flag: '--storage-quota',
+    arg: 'size',
+    env: 'CHECKD_STORAGE_QUOTA',
+    default: '',
+    shownDefault: 'off',
+    help: 'most data the database may hold (500MB, 2GB); past it, pings and API writes get 503',
+    parse: optionalSizeAtLeast(1024 * 1024, '1MiB'),
+  },
+  storageReserve: {
+    flag: '--storage-reserve',
+    arg: 'size',
+    env: 'CHECKD_STORAGE_RESERVE',
+    default: '64MB',
+    help: "free space kept on the data dir's file system for flips and notifications; below it, pings and API writes get 503",
+    parse: sizeAtLeast(0, '0'),
   },
 };
 

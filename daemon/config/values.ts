@@ -5,7 +5,7 @@
 import { lstatSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
-import { parseBool, parseCount } from '../domain/text-values.js';
+import { parseBool, parseCount, parseSize } from '../domain/text-values.js';
 
 export class ConfigError extends Error {}
 
@@ -156,6 +156,25 @@ export function bytesAtLeast(min: number): (value: string, what: Source) => numb
     if (!count.ok) throw new ConfigError(`${what}: expected a whole number of bytes >= ${min}, got "${value}"`);
     return count.value;
   };
+}
+
+/** What a size setting takes, for its errors. */
+const SIZE_FORMS = 'a size such as 500MB, 2GB, 1.5GiB or a number of bytes';
+
+/** A size (parseSize) of at least `min` bytes. */
+export function sizeAtLeast(min: number, minText: string): (value: string, what: Source) => number {
+  return (value, what) => {
+    const bytes = parseSize(value);
+    if (bytes === undefined) throw new ConfigError(`${what}: expected ${SIZE_FORMS}, got "${value}"`);
+    if (bytes < min) throw new ConfigError(`${what}: at least ${minText}, got "${value}"`);
+    return bytes;
+  };
+}
+
+/** Like sizeAtLeast, or null (no limit) for a blank value or a switch word that means off. */
+export function optionalSizeAtLeast(min: number, minText: string): (value: string, what: Source) => number | null {
+  const size = sizeAtLeast(min, minText);
+  return (value, what) => (parseBool(value) === false ? null : size(value, what));
 }
 
 /** Whole milliseconds of at least `min`. */

@@ -12,6 +12,7 @@ import type { HostPort } from '../config/values.js';
 import { hostPortText } from '../shared/listen.js';
 import type { Logger } from '../shared/log.js';
 import { readEmailContent } from './message.js';
+import { StorageAlarmError } from '../store/write-failure.js';
 
 export interface SmtpListenerOptions {
   listen: HostPort;
@@ -93,7 +94,9 @@ export async function startSmtpListener(opts: SmtpListenerOptions): Promise<Smtp
           await deliver(raw, session, opts);
           answer(null, 'OK');
         } catch (err) {
-          logger.error({ err }, 'e-mail ping not recorded');
+          // While the storage alarm is on, refusals are expected: it was logged once.
+          if (err instanceof StorageAlarmError) logger.debug('e-mail ping refused: the storage alarm is on');
+          else logger.error({ err }, 'e-mail ping not recorded');
           answer(smtpError(451, '4.3.0 The ping could not be stored, try again later'));
         }
       });

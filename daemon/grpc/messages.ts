@@ -3,7 +3,8 @@ import { displayStatus, expectedNext, graceStart, isMuted, isStarted } from '../
 import { tagList, uniqueKeyOf } from '../domain/ids.js';
 import type { CheckRecord, FlipRecord, PingRecord } from '../domain/types.js';
 import type { PingSummary, StoredEvent } from '../store/events.js';
-import type { CheckMsg, FlipMsg, PingMsg, WatchEventMsg } from '../../proto/messages.js';
+import type { CheckMsg, FlipMsg, PingMsg, StorageAlarmMsg, WatchEventMsg } from '../../proto/messages.js';
+import type { StorageReport } from '../domain/storage-alarm.js';
 
 const KIND = { simple: 'CHECK_KIND_SIMPLE', cron: 'CHECK_KIND_CRON', oncalendar: 'CHECK_KIND_ONCALENDAR' } as const;
 
@@ -101,8 +102,24 @@ const EVENT_TYPE: Record<string, string> = {
   'reminder.due': 'EVENT_TYPE_REMINDER_DUE',
 };
 
+export function storageAlarmMsg(r: StorageReport): StorageAlarmMsg {
+  return {
+    active: r.active,
+    cause: r.cause ?? '',
+    reason: r.reason,
+    since_ms: r.since ?? 0,
+    free_bytes: r.freeBytes ?? 0,
+    used_bytes: r.usedBytes ?? 0,
+    reserve_bytes: r.reserveBytes,
+    quota_bytes: r.quotaBytes ?? 0,
+  };
+}
+
 /** The wire form of a stored event, or null for events watchers do not see. */
 export function eventMsg(e: StoredEvent, now: number, readOnly: boolean, downSince: DownSince): WatchEventMsg | null {
+  if (e.type === 'storage.alarm' && e.storage) {
+    return { ...heartbeatMsg(e.rev, e.at, e.storage), type: 'EVENT_TYPE_STORAGE_ALARM' };
+  }
   const type = EVENT_TYPE[e.type];
   if (!type || !e.checkUuid) return null;
   // The event's own flip says when its check went down; otherwise the flip log does.
@@ -119,8 +136,19 @@ export function eventMsg(e: StoredEvent, now: number, readOnly: boolean, downSin
   };
 }
 
-export function heartbeatMsg(revision: number, now: number): WatchEventMsg {
-  return { revision, type: 'EVENT_TYPE_HEARTBEAT', at_ms: now, checks: [], check_id: '', ping: null, flip: null, snapshot_continues: false };
+/** A heartbeat, with the storage alarm as it is now when given. */
+export function heartbeatMsg(revision: number, now: number, storage?: StorageReport): WatchEventMsg {
+  return {
+    revision,
+    type: 'EVENT_TYPE_HEARTBEAT',
+    at_ms: now,
+    checks: [],
+    check_id: '',
+    ping: null,
+    flip: null,
+    snapshot_continues: false,
+    storage_alarm: storage ? storageAlarmMsg(storage) : null,
+  };
 }
 
 /** A part of a snapshot (the whole of a small one, where `continues` is false). */

@@ -3,17 +3,19 @@
 import * as grpc from '@grpc/grpc-js';
 import { reflectionService, serverServiceDefinition } from './proto.js';
 import { SERVICE_NAME } from '../../proto/checkd.js';
-import { checkMsg, flipMsg, pingMsg } from './messages.js';
+import { checkMsg, flipMsg, pingMsg, storageAlarmMsg } from './messages.js';
 import type { PageTokens } from './page-token.js';
 import { WatchHub } from './watch.js';
 import { listChannelDeliveries } from '../notify/listing.js';
 import { validateMuteInput } from '../domain/policy-input.js';
 import { API_KEY_LENGTH, hasApiKeyLength, UNIQUE_KEY_RE, UUID_RE } from '../domain/ids.js';
 import type { HealthImplementation } from 'grpc-health-check';
+import { isCommitFailure, StorageAlarmError, StorageWriteError } from '../store/write-failure.js';
 import type { AuthResult, ListPosition, Store } from '../store/store.js';
 import type { CheckService } from '../service/checks.js';
 import type { CheckRecord } from '../domain/types.js';
 import type { Clock } from '../shared/clock.js';
+import type { StorageReport } from '../domain/storage-alarm.js';
 import type { Logger } from '../shared/log.js';
 
 const DEFAULT_DETAIL_LIMIT = 50;
@@ -35,6 +37,8 @@ export interface GrpcDeps {
   logger: Logger;
   hub: WatchHub;
   pageTokens: PageTokens;
+  /** The storage alarm now (GetProject); none in tests that make the service alone. */
+  storage?: () => StorageReport;
 }
 
 function apiKeyOf(metadata: grpc.Metadata): string {
@@ -103,6 +107,12 @@ function unary<Req, Res>(logger: Logger, fn: (req: Req, metadata: grpc.Metadata)
         (res) => callback(null, res),
         (err: unknown) => {
           if (err instanceof RpcError) return callback({ code: err.code, details: err.message });
+          // The storage alarm, or a write the disk refused: retryable, as in HTTP's 503.
+          if (err instanceof StorageAlarmError) return callback({ code: grpc.status.UNAVAILABLE, details: err.refusal });
+          if (err instanceof StorageWriteError || isCommitFailure(err)) {
+            logger.error({ err }, 'grpc write refused, storage unavailable');
+            return callback({ code: grpc.status.UNAVAILABLE, details: 'storage unavailable: the server cannot store data right now, try again later' });
+          }
           logger.error({ err }, 'grpc call failed');
           callback({ code: grpc.status.INTERNAL, details: 'internal error' });
         },
@@ -125,6 +135,7 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
         log_id: store.currentLogId(),
         check_limit: auth.project.checkLimit,
         n_checks: store.countChecks(auth.project.id),
+        storage_alarm: deps.storage ? storageAlarmMsg(deps.storage()) : null,
       };
     }),
     ListChecks: unary(logger, (req: { page_size: number; page_token: string }, md) => {

@@ -15,6 +15,7 @@ import type { StoredEvent } from '../store/events.js';
 import type { Store, AuthResult } from '../store/store.js';
 import type { CheckRecord } from '../domain/types.js';
 import type { Clock } from '../shared/clock.js';
+import type { StorageReport } from '../domain/storage-alarm.js';
 
 /** Events a stream may lag behind the log before it is ended. */
 export const WATCH_LAG_LIMIT = 50_000;
@@ -63,6 +64,7 @@ class WatchStream {
     private readonly source: EventSource,
     private readonly clock: Clock,
     private readonly onClose: (s: WatchStream) => void,
+    private readonly storage: () => StorageReport | undefined,
   ) {
     call.on('drain', () => {
       this.blocked = false;
@@ -114,7 +116,7 @@ class WatchStream {
   }
 
   heartbeat(): void {
-    if (!this.blocked && !this.snapshotting) this.send(heartbeatMsg(this.cursor, this.clock.now()));
+    if (!this.blocked && !this.snapshotting) this.send(heartbeatMsg(this.cursor, this.clock.now(), this.storage()));
   }
 
   /**
@@ -170,6 +172,8 @@ export class WatchHub implements EventSource {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** The storage alarm now, which heartbeats carry (none in tests that make a hub alone). */
+    private readonly storage: () => StorageReport | undefined = () => undefined,
   ) {
     this.timer = setInterval(() => {
       for (const s of this.streams) s.heartbeat();
@@ -227,7 +231,7 @@ export class WatchHub implements EventSource {
   }
 
   open(call: WatchCall, auth: AuthResult, since: number): void {
-    const stream = new WatchStream(call, auth, since, this, this.clock, (s) => this.streams.delete(s));
+    const stream = new WatchStream(call, auth, since, this, this.clock, (s) => this.streams.delete(s), this.storage);
     // Headers go out at once, so a resuming client with nothing to catch up on
     // still learns the stream is open without waiting for a heartbeat.
     call.sendMetadata(new grpc.Metadata());

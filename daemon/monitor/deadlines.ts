@@ -19,6 +19,8 @@ import type { Logger } from '../shared/log.js';
 
 /** Re-check at least this often, so a wall-clock jump cannot strand a deadline. */
 export const MAX_SLEEP_MS = 30_000;
+/** After a pass whose write failed (a full disk), its checks are tried again this much later. */
+const RETRY_AFTER_FAILURE_MS = 5000;
 /** Checks evaluated per transaction during a catch-up. */
 const BATCH = 500;
 
@@ -173,6 +175,12 @@ export class DeadlineMonitor {
           out.push([uuid, step.wake !== null && step.wake > now ? step.wake : null]);
         }
         return out;
+      }).catch((err: unknown) => {
+        // Not written (a full disk): the checks stay due and are evaluated again
+        // shortly, with the time they are evaluated at then.
+        const retryAt = this.clock.now() + RETRY_AFTER_FAILURE_MS;
+        for (const uuid of due) this.heap.set(uuid, retryAt);
+        throw err;
       });
       for (const [id, at] of rearm) this.heap.set(id, at);
       if (this.stopped) return;

@@ -8,6 +8,7 @@ import { jsonEscape, substituteShell, urlEncode } from '../domain/templates.js';
 import type { CheckRecord, FlipRecord, LastPingInfo } from '../domain/types.js';
 import { policyPlaceholders, policyReasonSentence, withPolicySentences } from './policy-text.js';
 import type { Notification } from './notification.js';
+import { storageRows } from './storage-alarm.js';
 
 export type { Notification, OtherChecks } from './notification.js';
 
@@ -62,6 +63,7 @@ export function reasonSentence(flip: FlipRecord, check?: CheckRecord): string | 
 /** The sentence under the headline: why it went down, or how long it was down. */
 export function summarySentence(n: Notification): string | null {
   if (n.test) return 'This is a test notification sent by checkd channel test.';
+  if (n.storage) return n.storage.reason;
   const upstream = n.event === 'down' ? reasonSentence(n.flip, n.check) : n.downtimeMs === null ? null : `The downtime lasted ${humanDuration(n.downtimeMs)}.`;
   return withPolicySentences(n, upstream);
 }
@@ -80,6 +82,7 @@ export function lastPingText(n: Notification): string {
 
 /** Label/value rows shared by the e-mail, chat and ntfy renderings. */
 export function detailRows(n: Notification): Array<[string, string]> {
+  if (n.storage) return storageRows(n, n.storage);
   const c = n.check;
   const rows: Array<[string, string]> = [];
   if (c.desc !== '') rows.push(['Description', c.desc]);
@@ -192,7 +195,7 @@ export function emailText(n: Notification): string {
   const summary = summarySentence(n);
   if (summary) lines.push(summary, '');
   for (const [label, value] of detailRows(n)) lines.push(`${label}: ${value}`);
-  lines.push(`Check UUID: ${n.check.uuid}`);
+  if (!n.storage) lines.push(`Check UUID: ${n.check.uuid}`);
   if (n.lastPing && n.lastPing.body !== '') {
     const { heading, text } = emailBody(n.lastPing.body);
     lines.push('', heading, text);
@@ -209,7 +212,7 @@ export function html(text: string): string {
 export function emailHtml(n: Notification): string {
   const color = n.event === 'down' ? '#d9534f' : '#22bc66';
   const summary = summarySentence(n);
-  const rows = [...detailRows(n), ['Check UUID', n.check.uuid] as [string, string]]
+  const rows = [...detailRows(n), ...(n.storage ? [] : [['Check UUID', n.check.uuid] as [string, string]])]
     .map(([label, value]) => `<tr><th align="left">${html(label)}</th><td>${html(value)}</td></tr>`)
     .join('\n');
   const cut = n.lastPing && n.lastPing.body !== '' ? emailBody(n.lastPing.body) : null;
@@ -237,6 +240,10 @@ export function slackPayload(n: Notification, kind: 'slack' | 'discord'): Record
   const status = up ? 'UP' : 'DOWN';
   const c = n.check;
   const fields: Array<{ title: string; value: string; short: boolean }> = [];
+  if (n.storage) {
+    for (const [title, value] of detailRows(n)) fields.push({ title, value, short: true });
+    return slackMessage(n, name, status, fields);
+  }
   if (c.desc !== '') fields.push({ title: 'Description', value: c.desc, short: false });
   fields.push({ title: 'Project', value: n.projectName, short: true });
   const tags = tagList(c.tags);
@@ -253,6 +260,11 @@ export function slackPayload(n: Notification, kind: 'slack' | 'discord'): Record
     const body = n.lastPing.body.length > 1000 ? n.lastPing.body.slice(0, 1000) + '…' : n.lastPing.body;
     fields.push({ title: 'Last Ping Body', value: '```\n' + body.replace(/```/g, '`\u200b``') + '\n```', short: false });
   }
+  return slackMessage(n, name, status, fields);
+}
+
+function slackMessage(n: Notification, name: string, status: string, fields: Array<{ title: string; value: string; short: boolean }>): Record<string, unknown> {
+  const up = n.event === 'up';
   return {
     username: 'checkd',
     attachments: [

@@ -1,6 +1,7 @@
 // The facts of one notification, shared by the modules that render it.
 import type { CheckRecord, FlipRecord, HoldCause, LastPingInfo } from '../domain/types.js';
 import type { NotifyEventName } from '../domain/channel-values.js';
+import type { StorageReport } from '../domain/storage-alarm.js';
 
 export interface PolicyFacts {
   /** 1, 2, … for a reminder while the check stays down. */
@@ -28,6 +29,8 @@ export interface Notification {
   projectName: string;
   /** `$JSON`: the check's API v3 representation, made when the notification is sent. */
   checkJson: string;
+  /** The storage alarm went on ("down") or off ("up"): `check` is made up (notify/storage-alarm.ts). */
+  storage?: StorageReport;
   /** A `checkd channel test` message, not a real flip. */
   test: boolean;
   /** The same on every attempt of this delivery, restarts included (ids.ts deliveryIdOf): receivers drop repeats by it. */

@@ -18,6 +18,7 @@ import { decodeBody, displayName, type Notification, type OtherChecks } from './
 import { policyJobs, tellsOfFlip } from './policy-jobs.js';
 import { deliver, type DeliveryResult } from './transports.js';
 import { listsOtherChecks } from './kinds/index.js';
+import { isStorageAlarm, storageAlarmJobs, storageEventName } from './storage-alarm.js';
 import type { Store } from '../store/store.js';
 import type { ChannelRecord, CheckRecord, LastPingInfo } from '../domain/types.js';
 import type { Clock } from '../shared/clock.js';
@@ -33,6 +34,7 @@ const CURSOR_SAVE_MS = 30_000;
 const STOP_GRACE_MS = 1000;
 
 function isNotifiable(ev: StoredEvent): boolean {
+  if (isStorageAlarm(ev)) return true;
   return tellsOfFlip(ev) && ev.flip !== undefined && ev.check !== undefined && notifyEvent(ev.flip) !== null;
 }
 
@@ -94,8 +96,9 @@ export function jobNotification(
     lastPing: job.lastPing,
     downtimeMs: job.downtimeMs,
     policy: job.policy,
+    ...(job.storage ? { storage: job.storage } : {}),
     projectName: store.getProject(job.projectId)?.name ?? '',
-    checkJson: checkJson(current, now, baseUrl),
+    checkJson: job.storage ? JSON.stringify({ storage_alarm: job.storage }) : checkJson(current, now, baseUrl),
     test: false,
     deliveryId: deliveryIdOf(store.currentLogId(), job.flipRev, job.channelId),
     sentAt: now,
@@ -247,8 +250,23 @@ export class Notifier {
     }
   }
 
+  /**
+   * The channels of a project that take the storage alarm's `event`: every one
+   * with a value whose spec does not ignore it. A group's members are channels
+   * of the project themselves, and get theirs as such.
+   */
+  private storageTakers(projectId: string, event: 'down' | 'up'): ChannelRecord[] {
+    return this.store.listChannels(projectId).filter((channel) => {
+      if (channel.kind === 'group' || needsValue(channel)) return false;
+      const parsed = parseChannelValue(channel.kind, channel.value);
+      return !(parsed.ok && isNoop(parsed.spec, event));
+    });
+  }
+
   /** The jobs of one event; runs inside the cursor's write transaction. */
   private select(ev: StoredEvent): DeliveryJob[] {
+    // The storage alarm goes to every channel of the project, assigned to a check or not.
+    if (isStorageAlarm(ev)) return storageAlarmJobs(ev, this.storageTakers(ev.projectId, storageEventName(ev)), this.clock.now());
     if (!isNotifiable(ev)) return [];
     const flip = ev.flip!;
     const check = ev.check!;
@@ -335,7 +353,7 @@ export class Notifier {
       this.logger.info({ ...log, result: 'dropped' }, 'notification dropped: the channel does not exist any more');
       return;
     }
-    const current = this.store.getCheck(job.checkUuid);
+    const current = job.storage ? job.check : this.store.getCheck(job.checkUuid);
     if (!current) {
       // Deleted since it flipped: nothing to tell (upstream drops these too). The channel's status is left alone.
       await this.ns.drop(job);
@@ -343,7 +361,7 @@ export class Notifier {
       return;
     }
     const now = this.clock.now();
-    const others = listsOtherChecks(channel.kind) ? await otherChecksAt(this.store, current, now) : undefined;
+    const others = listsOtherChecks(channel.kind) && !job.storage ? await otherChecksAt(this.store, current, now) : undefined;
     const n = jobNotification(this.store, job, current, now, this.baseUrl, others);
     const t0 = performance.now();
     let result: DeliveryResult;

@@ -16,6 +16,7 @@ import { newUuid } from '../domain/ids.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiVersion, CheckRecord, ProjectRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import { OPEN_GATE, type WriteGate } from '../store/storage-watch.js';
 
 export type CreateResult =
   | { kind: 'created'; check: CheckRecord }
@@ -35,6 +36,8 @@ export class CheckService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** Refuses every write but a delete while the storage alarm is on. */
+    private readonly gate: WriteGate = OPEN_GATE,
   ) {}
 
   async create(project: ProjectRecord, input: CheckInput, version: ApiVersion): Promise<CreateResult> {
@@ -42,7 +45,7 @@ export class CheckService {
     const unique = input.unique ?? [];
     const lookup = unique.length > 0 && unique.every((f) => input[f] !== undefined);
     const scanned = lookup && indexedField(input, unique) === null ? await this.scanForUnique(project.id, input, unique) : null;
-    return this.store.transact((): CreateResult => {
+    return this.gate.admit(0, () => this.store.transact((): CreateResult => {
       let existing: CheckRecord | undefined;
       if (scanned !== null && this.store.checkEdits(project.id) === scanned.edits) {
         // No check of the project was created, changed or deleted since the
@@ -69,7 +72,7 @@ export class CheckService {
       }
       this.store.insertCheckInTxn(check, now);
       return { kind: 'created', check };
-    });
+    }));
   }
 
   /**
@@ -120,7 +123,7 @@ export class CheckService {
 
   async update(uuid: string, input: CheckInput, version: ApiVersion): Promise<UpdateResult> {
     const now = this.clock.now();
-    return this.store.transact((): UpdateResult => {
+    return this.gate.admit(0, () => this.store.transact((): UpdateResult => {
       const current = this.store.getCheck(uuid);
       if (!current) return { kind: 'missing' };
       let channels: string[] | undefined;
@@ -136,56 +139,56 @@ export class CheckService {
       check = recomputeAfterUpdate(check);
       this.store.saveCheckInTxn(check, now, 'check.updated');
       return { kind: 'ok', check };
-    });
+    }));
   }
 
   async pause(uuid: string): Promise<PauseResult> {
     const now = this.clock.now();
-    return this.store.transact((): PauseResult => {
+    return this.gate.admit(0, () => this.store.transact((): PauseResult => {
       const current = this.store.getCheck(uuid);
       if (!current) return { kind: 'missing' };
       const result = applyPause(current, now);
       if (!result.changed) return { kind: 'ok', check: current };
       this.store.saveCheckInTxn(result.check, now, 'check.paused', result.flip);
       return { kind: 'ok', check: result.check };
-    });
+    }));
   }
 
   async resume(uuid: string): Promise<ResumeResult> {
     const now = this.clock.now();
-    return this.store.transact((): ResumeResult => {
+    return this.gate.admit(0, () => this.store.transact((): ResumeResult => {
       const current = this.store.getCheck(uuid);
       if (!current) return { kind: 'missing' };
       const result = applyResume(current, now);
       if (result.conflict) return { kind: 'not-paused' };
       this.store.saveCheckInTxn(result.check, now, 'check.resumed', result.flip);
       return { kind: 'ok', check: result.check };
-    });
+    }));
   }
 
   /** Hold the check's notifications until `until` (alert-policies §4.1); a later or earlier mute replaces it. */
   async mute(uuid: string, until: number): Promise<PauseResult> {
     const now = this.clock.now();
-    return this.store.transact((): PauseResult => {
+    return this.gate.admit(0, () => this.store.transact((): PauseResult => {
       const current = this.store.getCheck(uuid);
       if (!current) return { kind: 'missing' };
       const check = applyMute(current, until);
       this.store.savePolicyEventInTxn(check, now, 'check.muted');
       return { kind: 'ok', check: check.hold ? settleHoldInTxn(this.store, check, now) : check };
-    });
+    }));
   }
 
   /** End the check's mute now; a notification it held is released if still true. Not muted: nothing changes. */
   async unmute(uuid: string): Promise<PauseResult> {
     const now = this.clock.now();
-    return this.store.transact((): PauseResult => {
+    return this.gate.admit(0, () => this.store.transact((): PauseResult => {
       const current = this.store.getCheck(uuid);
       if (!current) return { kind: 'missing' };
       const check = applyUnmute(current);
       if (!check) return { kind: 'ok', check: current };
       this.store.savePolicyEventInTxn(check, now, 'check.unmuted');
       return { kind: 'ok', check: check.hold ? settleHoldInTxn(this.store, check, now) : check };
-    });
+    }));
   }
 
   async delete(uuid: string): Promise<CheckRecord | null> {

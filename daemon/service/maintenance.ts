@@ -6,11 +6,14 @@ import type { WindowFields } from '../domain/policy-input.js';
 import type { MaintenanceWindow } from '../domain/types.js';
 import type { Clock } from '../shared/clock.js';
 import type { Store } from '../store/store.js';
+import { OPEN_GATE, type WriteGate } from '../store/storage-watch.js';
 
 export class MaintenanceService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** Refuses a new window while the storage alarm is on (removing one is let through). */
+    private readonly gate: WriteGate = OPEN_GATE,
   ) {}
 
   list(projectId: string): MaintenanceWindow[] {
@@ -20,12 +23,12 @@ export class MaintenanceService {
   async create(projectId: string, fields: WindowFields): Promise<MaintenanceWindow> {
     const now = this.clock.now();
     const window: MaintenanceWindow = { id: newUuid(), projectId, createdAt: now, ...fields };
-    await this.store.transact(() => {
+    await this.gate.admit(0, () => this.store.transact(() => {
       // Listed in creation order: keep it strictly increasing, as for channels.
       const last = this.store.listWindows(projectId).at(-1);
       if (last && last.createdAt >= window.createdAt) window.createdAt = last.createdAt + 1;
       this.store.putWindowInTxn(window, now);
-    });
+    }));
     return window;
   }
 

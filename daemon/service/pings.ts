@@ -10,6 +10,7 @@ import { decideFlip } from './holds.js';
 import type { Clock } from '../shared/clock.js';
 import type { CheckRecord, PingKind, PingRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import { OPEN_GATE, type WriteGate } from '../store/storage-watch.js';
 import type { UrlAction } from '../domain/ping-url.js';
 
 /** What the HTTP or SMTP layer learned from the request. */
@@ -37,6 +38,8 @@ export class PingService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** Refuses pings while the storage alarm is on. */
+    private readonly gate: WriteGate = OPEN_GATE,
   ) {}
 
   exists(uuid: string): boolean {
@@ -63,7 +66,7 @@ export class PingService {
     classify: (check: CheckRecord) => PingKind,
   ): Promise<'ok' | 'missing'> {
     const now = this.clock.now();
-    return this.store.transactPing(() => {
+    return this.gate.admit(facts.body.length, () => this.store.transactPing(() => {
       const check = this.store.getCheck(uuid);
       if (!check) return 'missing';
       const kind = classify(check);
@@ -121,7 +124,7 @@ export class PingService {
       this.store.putCheckStatusInTxn(decided.check);
       this.store.insertFlipInTxn(decided.check, decided.flip, now);
       return 'ok';
-    });
+    }));
   }
 
   /**
@@ -140,7 +143,7 @@ export class PingService {
     // A check made by a ping obeys the API's limits: export and import take it back.
     if (!validateCheckInput({ name: slug, slug }).ok) return { kind: 'refused' };
     const now = this.clock.now();
-    return this.store.transact((): SlugResolution => {
+    return this.gate.admit(0, () => this.store.transact((): SlugResolution => {
       const again = matching();
       if (again.length > 1) return { kind: 'ambiguous' };
       if (again.length === 1) return { kind: 'found', uuid: again[0]!.uuid };
@@ -151,6 +154,6 @@ export class PingService {
       check.channels = this.store.listChannels(project.id).map((c) => c.id).sort();
       this.store.insertCheckInTxn(check, now);
       return { kind: 'created', uuid: check.uuid };
-    });
+    }));
   }
 }

@@ -19,3 +19,18 @@ export function environmentOf(store: object): Db {
   if (!db) throw new Error('not a Store');
   return db;
 }
+
+/** Databases opened by the store's modules beside the Store's own (notify.ts), per environment root. */
+const extraDatabases = new WeakMap<object, Set<object>>();
+
+/** Called by a store module that opens databases of its own in the environment of `root`. */
+export function noteDatabases(root: object, databases: ReadonlyArray<object | undefined>): void {
+  let set = extraDatabases.get(root);
+  if (!set) extraDatabases.set(root, (set = new Set()));
+  for (const d of databases) if (d) set.add(d);
+}
+
+/** The databases noted for the environment of `root`. */
+export function notedDatabases(root: object): ReadonlySet<object> {
+  return extraDatabases.get(root) ?? new Set();
+}

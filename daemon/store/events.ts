@@ -3,6 +3,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { CheckRecord, FlipRecord, HoldCause, PingKind } from '../domain/types.js';
 import type { DueReminder } from '../domain/reminders.js';
+import type { StorageReport } from '../domain/storage-alarm.js';
 
 export type EventType =
   | 'check.created'
@@ -23,7 +24,9 @@ export type EventType =
   | 'window.changed'
   | 'window.opened'
   | 'window.closed'
-  | 'reminder.due';
+  | 'reminder.due'
+  // The storage alarm went on or off (domain/storage-alarm.ts): one per project.
+  | 'storage.alarm';
 
 /** A hold on a check's notifications ended (alert-policies §4, §5): what it released. */
 export interface ReleaseInfo {
@@ -66,6 +69,8 @@ export interface StoredEvent {
   windowId?: string;
   /** For reminder.due: the channels reminded, each with the reminder's number (alert-policies §3). */
   reminders?: DueReminder[];
+  /** For storage.alarm: the alarm as it went on or off. */
+  storage?: StorageReport;
 }
 
 /** Where the event log lives in the environment (schema.ts `Db` has all of it). */

@@ -10,6 +10,9 @@ import { closeDb, openDb } from './db.js';
 import { applyJournalSync } from './journal.js';
 import { commitFailureReason, installCommitFailureGuard } from './write-failure.js';
 
+/** Move the journal (its oldest `maxBytes` of pings when given), or end. */
+export type JournalWorkerRequest = { apply: true; maxBytes?: number } | 'close';
+
 export interface JournalWorkerReply {
   /** The revision the B-trees are current with. */
   rev?: number;
@@ -23,13 +26,13 @@ const { dataDir } = workerData as { dataDir: string };
 installCommitFailureGuard(() => dataDir);
 const db = openDb(dataDir);
 
-parentPort!.on('message', (msg: 'apply' | 'close') => {
+parentPort!.on('message', (msg: JournalWorkerRequest) => {
   if (msg === 'close') {
     void closeDb(db).finally(() => parentPort!.close());
     return;
   }
   Promise.resolve()
-    .then(() => applyJournalSync(db))
+    .then(() => applyJournalSync(db, msg.maxBytes))
     .then(
       (rev) => parentPort!.postMessage({ rev } satisfies JournalWorkerReply),
       async (err: unknown) => parentPort!.postMessage({ error: await commitFailureReason(dataDir, err) } satisfies JournalWorkerReply),

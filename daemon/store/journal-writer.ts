@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../shared/log.js';
 import type { Store } from './store.js';
-import type { JournalWorkerReply } from './journal-worker.js';
+import type { JournalWorkerReply, JournalWorkerRequest } from './journal-worker.js';
 import { commitFailureReason } from './write-failure.js';
 
 /**
@@ -20,7 +20,8 @@ export const JOURNAL_APPLY_EVERY_MS = 1000;
 
 /** Apply the journal somewhere; resolves with the revision the B-trees are current with. */
 interface Applier {
-  apply(): Promise<number>;
+  /** With `maxBytes`, only the oldest entries whose pings fit in it (journal.ts). */
+  apply(maxBytes?: number): Promise<number>;
   close(): Promise<void>;
   /** False once the applier cannot work any more (its worker is gone). */
   readonly usable: boolean;
@@ -28,8 +29,8 @@ interface Applier {
 
 function inThreadApplier(store: Store, dataDir: string): Applier {
   return {
-    apply: () =>
-      store.applyJournalQueued().catch(async (err: unknown) => {
+    apply: (maxBytes) =>
+      store.applyJournalQueued(maxBytes).catch(async (err: unknown) => {
         throw new Error(await commitFailureReason(dataDir, err));
       }),
     close: async () => {},
@@ -46,7 +47,7 @@ function workerApplier(script: URL, dataDir: string, logger: Logger): Applier {
     get usable() {
       return usable;
     },
-    apply: () =>
+    apply: (maxBytes) =>
       new Promise<number>((resolve, reject) => {
         if (!usable) return reject(new Error('journal worker exited'));
         const onExit = () => reject(new Error('journal worker exited'));
@@ -56,7 +57,7 @@ function workerApplier(script: URL, dataDir: string, logger: Logger): Applier {
           if (reply.error !== undefined) reject(new Error(reply.error));
           else resolve(reply.rev!);
         });
-        worker.postMessage('apply');
+        worker.postMessage({ apply: true, maxBytes } satisfies JournalWorkerRequest);
       }),
     async close() {
       if (!usable) return;
@@ -74,14 +75,23 @@ export class JournalWriter {
   private readonly timer: NodeJS.Timeout;
   private inFlight: Promise<void> | null = null;
   private failing = false;
+  private held = false;
+  private readonly budget: () => number | null;
 
   constructor(
     private readonly store: Store,
     private readonly dataDir: string,
     private readonly logger: Logger,
-    everyMs = JOURNAL_APPLY_EVERY_MS,
-    script = new URL('./journal-worker.js', import.meta.url),
+    opts: {
+      everyMs?: number;
+      script?: URL;
+      /** How much of the journal the disk has room to move now (storage-watch.ts journalBudget); all when absent. */
+      budget?: () => number | null;
+    } = {},
   ) {
+    const everyMs = opts.everyMs ?? JOURNAL_APPLY_EVERY_MS;
+    const script = opts.script ?? new URL('./journal-worker.js', import.meta.url);
+    this.budget = opts.budget ?? (() => null);
     this.applier = existsSync(fileURLToPath(script))
       ? workerApplier(script, dataDir, logger)
       : inThreadApplier(store, dataDir);
@@ -91,8 +101,19 @@ export class JournalWriter {
 
   private tick(): Promise<void> {
     if (this.inFlight || this.store.pendingChecks === 0) return this.inFlight ?? Promise.resolve();
+    // A move that cannot fit would fail only after taking the last free bytes,
+    // which flips and notifications need: it goes in parts that fit, or the
+    // pings wait, durable in the journal, until there is room.
+    const budget = this.budget();
+    if (budget === 0) {
+      if (!this.held) this.logger.warn('journaled pings wait: the disk has no room to write them into the ping log now');
+      this.held = true;
+      return Promise.resolve();
+    }
+    if (this.held) this.logger.info('journaled pings are being written again');
+    this.held = false;
     this.inFlight = this.applier
-      .apply()
+      .apply(budget ?? undefined)
       .then((rev) => {
         if (this.failing) this.logger.info('journaled pings are being written again');
         this.failing = false;

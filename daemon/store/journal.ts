@@ -92,16 +92,36 @@ export function applyJournal(db: Db): number {
 }
 
 /**
+ * The oldest entries whose pings take at most `maxBytes` together (all of
+ * them when undefined): a move of the journal on a disk with little room left
+ * goes in parts, each one's journal pages freed for the next to reuse. None
+ * when not even the oldest fits.
+ */
+function budgeted(entries: Entries, maxBytes: number | undefined): Entries {
+  if (maxBytes === undefined) return entries;
+  let total = 0;
+  let n = 0;
+  while (n < entries.length) {
+    total += (entries[n]!.value.ping.body?.length ?? 0) + 1024;
+    if (total > maxBytes) break;
+    n++;
+  }
+  return n === entries.length ? entries : entries.slice(0, n);
+}
+
+/**
  * Apply the journal as it is now with queued (asynchronous) writes, so that
  * the write lock is held only while LMDB itself runs them: the reads and the
  * encoding happen on the calling thread first. The writes are conditional on
  * the newest entry read still being in the journal: if another writer applied
  * the journal meanwhile (any transaction does), they are skipped. Resolves
- * with the revision the B-trees are then current with.
+ * with the revision the B-trees are then current with. With `maxBytes`, only
+ * the oldest entries that fit in it are moved (budgeted).
  */
-export async function applyJournalQueued(db: Db): Promise<number> {
-  const entries = currentEntries(db);
-  if (entries.length === 0) return currentRevision(db);
+export async function applyJournalQueued(db: Db, maxBytes?: number): Promise<number> {
+  const all = currentEntries(db);
+  const entries = budgeted(all, maxBytes);
+  if (entries.length === 0) return all.length === 0 ? currentRevision(db) : all[0]!.key[0] - 1;
   const newest = entries[entries.length - 1]!.key;
   await writable(db).ifVersion(newest, ENTRY_VERSION, () => writeEntries(db, entries));
   return newest[0];
@@ -167,11 +187,11 @@ function prepareApply(db: Db, entries: Entries): PreparedApply {
 }
 
 /**
- * Read the journal as it is now and prepare its apply (prepareApply); null
- * when it is empty.
+ * Read the journal as it is now and prepare its apply (prepareApply), of its
+ * oldest `maxBytes` of pings when given; null when nothing is to be moved.
  */
-export function prepareJournalApply(db: Db): PreparedApply | null {
-  const entries = currentEntries(db);
+export function prepareJournalApply(db: Db, maxBytes?: number): PreparedApply | null {
+  const entries = budgeted(currentEntries(db), maxBytes);
   return entries.length === 0 ? null : prepareApply(db, entries);
 }
 
@@ -202,7 +222,10 @@ export function writePreparedApply(db: Db, prepared: PreparedApply): number {
  * before LMDB's write lock is taken, so the transaction only writes prepared
  * bytes, and the pings that commit behind it wait several times less.
  */
-export function applyJournalSync(db: Db): number {
-  const prepared = prepareJournalApply(db);
-  return prepared === null ? currentRevision(db) : writePreparedApply(db, prepared);
+export function applyJournalSync(db: Db, maxBytes?: number): number {
+  const prepared = prepareJournalApply(db, maxBytes);
+  if (prepared !== null) return writePreparedApply(db, prepared);
+  // Nothing moved: the B-trees are current up to the oldest entry left, if any.
+  const oldest = readJournal(db)[Symbol.iterator]().next();
+  return oldest.done ? currentRevision(db) : oldest.value.rev - 1;
 }

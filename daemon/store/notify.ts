@@ -3,13 +3,16 @@
 // databases of their own. The cursor only moves in the transaction that writes
 // the jobs for the flips it passes, so a flip is never lost; a job leaves the
 // outbox in the transaction that records its success, so a delivered
-// notification is not sent again after a restart.
+// notification is not sent again after a restart. Its transactions touch no
+// check or ping log, so they do not move the ping journal first
+// (Store.transactAside): deliveries go on when the disk has little room.
 import type { Database } from 'lmdb';
 import type { Store } from './store.js';
-import { environmentOf } from './environment.js';
+import { environmentOf, noteDatabases } from './environment.js';
 import type { CheckRecord, FlipRecord, LastPingInfo } from '../domain/types.js';
 import type { StoredEvent } from './events.js';
 import type { PolicyFacts } from '../notify/policy-text.js';
+import type { StorageReport } from '../domain/storage-alarm.js';
 
 export interface DeliveryJob {
   channelId: string;
@@ -25,6 +28,8 @@ export interface DeliveryJob {
   downtimeMs: number | null;
   /** What the alert policies add: a release, a reminder (alert-policies §3–§6). */
   policy?: PolicyFacts;
+  /** A job of the storage alarm (notify/storage-alarm.ts): `check` is made up, and never looked up. */
+  storage?: StorageReport;
   enqueuedAt: number;
   attempts: number;
   nextAttemptAt: number;
@@ -69,6 +74,7 @@ function dbs(store: Store): NotifyDbs {
     const state = root.openDB<unknown, string>({ name: 'notify_state' });
     d = { outbox, state, exist: outbox !== undefined && state !== undefined };
     opened.set(root, d);
+    noteDatabases(root, [outbox, state]);
   }
   return d;
 }
@@ -96,7 +102,7 @@ export class NotifyStore {
   async initCursor(): Promise<number> {
     const existing = this.cursor();
     if (existing !== undefined) return existing;
-    return this.store.transact(() => {
+    return this.store.transactAside(() => {
       const raced = this.d.state.get('cursor') as number | undefined;
       if (raced !== undefined) return raced;
       const rev = this.store.revision();
@@ -112,7 +118,7 @@ export class NotifyStore {
   async advance(events: StoredEvent[], select: (ev: StoredEvent) => DeliveryJob[]): Promise<number> {
     if (events.length === 0) return 0;
     const last = events[events.length - 1]!.rev;
-    return this.store.transact(() => {
+    return this.store.transactAside(() => {
       const cursor = (this.d.state.get('cursor') as number | undefined) ?? 0;
       let n = 0;
       for (const ev of events) {
@@ -132,7 +138,7 @@ export class NotifyStore {
   /** Move the cursor over events that make no jobs (lazily, off the hot path). */
   async saveCursor(rev: number): Promise<void> {
     if ((this.cursor() ?? 0) >= rev) return;
-    await this.store.transact(() => {
+    await this.store.transactAside(() => {
       if (((this.d.state.get('cursor') as number | undefined) ?? 0) < rev) this.d.state.put('cursor', rev);
     });
   }
@@ -179,7 +185,7 @@ export class NotifyStore {
 
   /** Delivered: the job leaves the outbox in the same transaction that records it. */
   async succeed(job: DeliveryJob, at: number, durationMs: number): Promise<void> {
-    await this.store.transact(() => {
+    await this.store.transactAside(() => {
       this.d.outbox.remove(jobKey(job));
       this.putStatus(job.channelId, { state: 'ok', error: '', at, durationMs, checkUuid: job.checkUuid, event: job.event });
     });
@@ -187,7 +193,7 @@ export class NotifyStore {
 
   /** Failed, to be tried again at `nextAttemptAt`. */
   async retryLater(job: DeliveryJob, at: number, durationMs: number, error: string, nextAttemptAt: number): Promise<void> {
-    await this.store.transact(() => {
+    await this.store.transactAside(() => {
       const key = jobKey(job);
       const current = this.d.outbox.get(key);
       if (current) this.d.outbox.put(key, { ...current, attempts: current.attempts + 1, nextAttemptAt, lastError: error });
@@ -197,7 +203,7 @@ export class NotifyStore {
 
   /** Given up (permanent error, or retried for too long): recorded, and dropped from the outbox. */
   async giveUp(job: DeliveryJob, at: number, durationMs: number, error: string): Promise<void> {
-    await this.store.transact(() => {
+    await this.store.transactAside(() => {
       this.d.outbox.remove(jobKey(job));
       this.putStatus(job.channelId, { state: 'failed', error, at, durationMs, checkUuid: job.checkUuid, event: job.event });
     });
@@ -205,12 +211,12 @@ export class NotifyStore {
 
   /** Drop a job whose channel or check no longer exists (nothing is recorded). */
   async drop(job: DeliveryJob): Promise<void> {
-    await this.store.transact(() => this.d.outbox.remove(jobKey(job)));
+    await this.store.transactAside(() => this.d.outbox.remove(jobKey(job)));
   }
 
   /** The result of `checkd channel test`. */
   async recordTest(channelId: string, at: number, durationMs: number, error: string | null): Promise<void> {
-    await this.store.transact(() => {
+    await this.store.transactAside(() => {
       this.putStatus(channelId, {
         state: error === null ? 'ok' : 'failed',
         error: error ?? '',

@@ -6,9 +6,10 @@
 // Reads include journaled pings that are not yet in the B-trees (journal.ts),
 // so callers never see the difference.
 import { setImmediate } from 'node:timers/promises';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { closeDb, DATA_FILE, openDb } from './db.js';
-import { registerEnvironment } from './environment.js';
+import { notedDatabases, registerEnvironment } from './environment.js';
 import { upgradeSchema } from './migrations.js';
 import type { ApiKeyRecord, Db } from './schema.js';
 import { fsyncPath } from '../shared/fsync.js';
@@ -28,6 +29,7 @@ import type {
   ProjectRecord,
 } from '../domain/types.js';
 import { forWriting } from './schema.js';
+import type { StorageReport } from '../domain/storage-alarm.js';
 
 /** A place in a project's creation order: just after the check created at `createdAt` with `uuid`. */
 export interface ListPosition {
@@ -55,6 +57,24 @@ export interface CommitListener {
   committed(events: StoredEvent[]): void;
   /** That transaction is durable now: its events may be delivered. */
   durable(): void;
+}
+
+/** What lmdb-js's getStats tells of one database's tree (LMDB's MDB_stat). */
+interface TreeStats {
+  pageSize: number;
+  treeBranchPageCount: number;
+  treeLeafPageCount: number;
+  overflowPages: number;
+}
+
+/** ... and of the environment, on the root database. */
+interface EnvStats extends TreeStats {
+  free: TreeStats;
+  lastPageNumber: number;
+}
+
+function treePages(s: TreeStats): number {
+  return s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages;
 }
 
 export class Store {
@@ -91,9 +111,13 @@ export class Store {
     return new Store(db, dir, opts.readOnly ?? false);
   }
 
-  async close(): Promise<void> {
+  /**
+   * `applyJournal: false` leaves journaled pings for the next writer to apply
+   * (the daemon on a disk too full to move them: storage-watch.ts).
+   */
+  async close(opts: { applyJournal?: boolean } = {}): Promise<void> {
     // Best effort: pings left in the journal are durable and applied by the next writer.
-    if (!this.readOnly && this.pending.size > 0) await this.applyJournal().catch(() => undefined);
+    if (!this.readOnly && this.pending.size > 0 && opts.applyJournal !== false) await this.applyJournal().catch(() => undefined);
     await closeDb(this.db);
   }
 
@@ -163,6 +187,15 @@ export class Store {
 
   private commitFailed(): void {
     for (const wake of [...this.onCommitFailure]) wake();
+    for (const fn of this.writeFailureListeners) fn();
+  }
+
+  private readonly writeFailureListeners = new Set<() => void>();
+
+  /** Told when a write transaction of this process fails (a full disk: storage-watch.ts looks again). */
+  onWriteFailure(fn: () => void): () => void {
+    this.writeFailureListeners.add(fn);
+    return () => this.writeFailureListeners.delete(fn);
   }
 
   /**
@@ -198,6 +231,16 @@ export class Store {
     await this.flushedDurably();
     this.durable(appended);
     return result;
+  }
+
+  /**
+   * A write transaction that changes no check and no ping log (the notifier's
+   * outbox, the storage alarm's events): like a ping's, it does not move the
+   * journal first, so it writes no more than its own records. On a disk with
+   * little room left, moving the journal may not fit, and these must go on.
+   */
+  transactAside<T>(fn: () => T): Promise<T> {
+    return this.transactPing(fn);
   }
 
   /** `fn` as a transaction callback whose event appends are also collected in `appended`. */
@@ -253,8 +296,8 @@ export class Store {
    * the write lock is held only while LMDB runs them. Resolves with the
    * revision the B-trees are current with, once durable.
    */
-  async applyJournalQueued(): Promise<number> {
-    const rev = await applyJournalQueued(this.db);
+  async applyJournalQueued(maxBytes?: number): Promise<number> {
+    const rev = await applyJournalQueued(this.db, maxBytes);
     await this.flushedDurably();
     this.pending.forgetUpTo(rev);
     return rev;
@@ -295,6 +338,60 @@ export class Store {
    */
   async backupTo(target: string, compact: boolean): Promise<void> {
     await this.db.root.backup(target, compact);
+  }
+
+  /**
+   * Bytes of the environment's pages in use: every database's tree, the
+   * free-page list's own and the two meta pages, which is about what a
+   * compacted copy takes. data.mdb is larger by the free pages LMDB keeps
+   * for reuse.
+   */
+  usedBytes(): number {
+    const root = this.db.root.getStats() as EnvStats;
+    let pages = 2 + treePages(root) + treePages(root.free);
+    const seen = new Set<object>([this.db.root]);
+    for (const d of [...Object.values(this.db), ...notedDatabases(this.db.root)]) {
+      if (!d || seen.has(d)) continue;
+      seen.add(d);
+      pages += treePages((d as { getStats(): TreeStats }).getStats());
+    }
+    return pages * root.pageSize;
+  }
+
+  /**
+   * Bytes of data.mdb past its last page in use: written by commits that
+   * failed (a full disk), and taken again by the next ones without growing the
+   * file, so room to write even when the file system has none.
+   */
+  fileSlackBytes(): number {
+    const env = this.db.root.getStats() as EnvStats;
+    try {
+      return Math.max(0, statSync(join(this.dataDir, DATA_FILE)).size - (env.lastPageNumber + 1) * env.pageSize);
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Bytes of the ping journal's pages: about what moving it into the B-trees writes anew. */
+  journalBytes(): number {
+    if (!this.db.journal) return 0;
+    const stats = this.db.journal.getStats() as TreeStats;
+    return treePages(stats) * stats.pageSize;
+  }
+
+  /** The storage alarm as the log last told it (meta), undefined if it never did. */
+  recordedStorageAlarm(): StorageReport | undefined {
+    return this.db.meta.get('storageAlarm') as StorageReport | undefined;
+  }
+
+  /** Tell every project that the storage alarm went on or off: an event each, and the record of it. */
+  async recordStorageAlarm(report: StorageReport, now: number): Promise<void> {
+    await this.transactAside(() => {
+      for (const { key } of this.db.projects.getRange()) {
+        this.append({ at: now, type: 'storage.alarm', projectId: key, checkUuid: null, storage: report });
+      }
+      this.db.meta.put('storageAlarm', report);
+    });
   }
 
   /** A trivial read that proves the environment answers (status endpoint). */

@@ -100,6 +100,17 @@ export class StorageWriteError extends Error {
   }
 }
 
+/**
+ * A write refused because the storage alarm is on (storage-watch.ts): 503 as
+ * well, with `refusal` for the client. Expected while the alarm lasts, so it
+ * is not logged one by one: the alarm is, once.
+ */
+export class StorageAlarmError extends StorageWriteError {
+  constructor(readonly refusal: string) {
+    super(refusal.replace(/^storage unavailable: /, ''));
+  }
+}
+
 type Reporter = (message: string, fatal: boolean) => void;
 
 let installed = false;

@@ -88,6 +88,17 @@ describe('authentication', () => {
       log_id: d.daemon.store.currentLogId(),
       check_limit: 50,
       n_checks: before.n_checks + 1,
+      // The daemon's storage alarm, off (this test daemon keeps no reserve and no quota).
+      storage_alarm: {
+        active: false,
+        cause: '',
+        reason: '',
+        since_ms: 0,
+        free_bytes: expect.any(Number),
+        used_bytes: expect.any(Number),
+        reserve_bytes: 0,
+        quota_bytes: 0,
+      },
     });
     expect(proj.log_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(before.log_id).toBe(proj.log_id);

@@ -60,6 +60,11 @@ export interface StartOptions {
   /** --heartbeat-url (off by default), and how often it is pinged (default a minute). */
   heartbeatUrl?: string;
   heartbeatEveryMs?: number;
+  /** --storage-quota (off by default) and --storage-reserve (default none: no free-space alarm). */
+  storageQuota?: number | null;
+  storageReserve?: number;
+  /** How often the storage alarm looks at the disk (default the daemon's). */
+  storagePollMs?: number;
 }
 
 /** Start a daemon in this process; it is stopped at cleanup (see cleanup.ts). */
@@ -80,6 +85,9 @@ export async function startInProcess(opts: StartOptions = {}): Promise<InProcess
     smtpMessageLimit: opts.smtpMessageLimit ?? Number(DEFAULTS.smtpMessageLimit),
     heartbeatUrl: opts.heartbeatUrl ?? null,
     heartbeatEveryMs: opts.heartbeatEveryMs,
+    storageQuota: opts.storageQuota ?? null,
+    storageReserve: opts.storageReserve ?? 0,
+    storagePollMs: opts.storagePollMs,
     notify: { ...NOTIFY_DEFAULTS, ...opts.notify },
   };
   const clock = opts.clock ?? systemClock;

@@ -412,7 +412,7 @@ describe('JournalWriter', () => {
     const out = new PassThrough();
     out.on('data', (b: Buffer) => lines.push(b.toString()));
     const script = pathToFileURL(join(REPO_ROOT, 'dist/daemon/store/journal-worker.js'));
-    const writer = new JournalWriter(store, unusable, createLogger('info', out), 50, script);
+    const writer = new JournalWriter(store, unusable, createLogger('info', out), { everyMs: 50, script });
     onTestFinished(() => writer.stop());
     for (let i = 0; i < 100 && environmentOf(store).journal!.getKeysCount() > 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(environmentOf(store).journal!.getKeysCount()).toBe(0);

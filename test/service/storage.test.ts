@@ -116,7 +116,9 @@ const rlimitLimiter: Limiter = {
 
 async function fullDiskScenario(dataDir: string, limiter: Limiter): Promise<void> {
   const p = await createProjectCli(dataDir, 'disk', ['--ping-log-limit', '100000']);
-  const d: ChildDaemon = await startChild(['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
+  // No reserve: this is the path of a write the disk refuses, which the
+  // storage alarm (disk-alarm.test.ts) keeps from being reached in the first place.
+  const d: ChildDaemon = await startChild(['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--storage-reserve', '0']);
   const check = await api(d.url, '/api/v3/checks/', { key: p.api_key, body: { name: 'disk', timeout: 3600 } });
   expect(check.status).toBe(201);
   const uuid = (check.json as { ping_url: string }).ping_url.split('/').pop()!;

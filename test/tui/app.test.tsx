@@ -14,7 +14,7 @@ import { EVENT_FRAME_MS } from '../../tui/hooks/useWatchBatches.js';
 import { displayWidth } from '../../tui/format.js';
 import { check, down, event, fresh, paused, T0 } from './fixtures.js';
 import { FakeBackend, LIVE } from './fake-backend.js';
-import type { CheckMsg, PingMsg } from '../../tui/wire.js';
+import type { CheckMsg, PingMsg, StorageAlarmMsg } from '../../tui/wire.js';
 
 const ESC = '\x1b';
 const DOWN = '\x1b[B';
@@ -153,6 +153,39 @@ describe('main screen', () => {
     expect(t.lines()[1]).toContain('UNAVAILABLE');
     // The last known table stays on screen meanwhile.
     expect(t.frame()).toContain('backup-db');
+  });
+
+  it("marks the daemon's storage alarm in red in the header: from GetProject, its events and heartbeats", async () => {
+    const alarm = (active: boolean, cause = 'free_space'): StorageAlarmMsg => ({
+      active,
+      cause: active ? cause : '',
+      reason: active ? "3 MB free on the data dir's file system, below the reserve of 64 MB" : '',
+      since_ms: active ? T0 - 60_000 : 0,
+      free_bytes: 3e6,
+      used_bytes: 1e6,
+      reserve_bytes: 64e6,
+      quota_bytes: 0,
+    });
+    const backend = new FakeBackend(sample());
+    backend.project = { ...backend.project, storage_alarm: alarm(true) };
+    const ui = render(<App backend={backend} clock={() => T0} tickMs={60_000} size={{ columns: 80, rows: 24 }} />);
+    const first = () => plain(ui.lastFrame()).split('\n')[0]!;
+    await until(() => plain(ui.lastFrame()).includes('backup-db'), 'the table');
+    expect(first()).toMatch(/^checktop · acme\s+ DISK FULL {2}● live {2}\d\d:\d\d:\d\d$/);
+    expect(first()).toHaveLength(80);
+    // Red, bold, inverse: ESC[31m with ESC[1m and ESC[7m around the marker.
+    const raw = ui.lastFrame()!.split('\n')[0]!;
+    expect(raw).toMatch(/\x1b\[(?:(?:1|7|31)m\x1b\[){2}(?:1|7|31)m DISK FULL /);
+    // The event that ends it, then a heartbeat that says a quota alarm is on.
+    backend.emit(event('EVENT_TYPE_STORAGE_ALARM', 11, null, { storage_alarm: alarm(false) }));
+    await until(() => !first().includes('FULL'), 'the marker gone');
+    expect(first()).toMatch(/^checktop · acme\s+● live {2}\d\d:\d\d:\d\d$/);
+    backend.emit(event('EVENT_TYPE_HEARTBEAT', 11, null, { storage_alarm: alarm(true, 'quota') }));
+    await until(() => first().includes(' QUOTA FULL '), 'the quota marker');
+    // A heartbeat from a daemon that predates the alarm changes nothing.
+    backend.emit(event('EVENT_TYPE_HEARTBEAT', 11, null, { storage_alarm: null }));
+    await wait(50);
+    expect(first()).toContain(' QUOTA FULL ');
   });
 
   it('adapts to a resize: narrow terminals drop the tags column', async () => {

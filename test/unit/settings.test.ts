@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INTEGRATION_SETTINGS, NOTIFY_SETTINGS, resolveSettings, SERVE_SETTINGS, SETTINGS, shownDefault } from '../../daemon/config/settings.js';
-import { parseBool, parseCount } from '../../daemon/domain/text-values.js';
+import { parseBool, parseCount, parseSize, sizeText } from '../../daemon/domain/text-values.js';
 
 const REPO_ROOT = join(import.meta.dirname, '../..');
 
@@ -90,5 +90,38 @@ describe('parseCount', () => {
     expect(parseCount('11', 1, 10)).toEqual({ ok: false, problem: 'out-of-range', value: 11 });
     expect(parseCount(String(Number.MAX_SAFE_INTEGER))).toEqual({ ok: true, value: Number.MAX_SAFE_INTEGER });
     expect(parseCount('9007199254740993')).toMatchObject({ ok: false, problem: 'out-of-range' });
+  });
+});
+
+describe('sizes', () => {
+  it('parseSize: a number and a unit, decimal (MB, GB) or binary (MiB, G), any case, a blank allowed', () => {
+    const cases: Array<[string, number]> = [
+      ['4096', 4096],
+      ['500MB', 500e6],
+      ['2GB', 2e9],
+      ['2 gb', 2e9],
+      ['1.5GiB', 1.5 * 1024 ** 3],
+      ['64m', 64 * 1024 ** 2],
+      ['10kB', 10_000],
+      ['1TB', 1e12],
+      [' 7b ', 7],
+    ];
+    for (const [text, bytes] of cases) expect(parseSize(text), text).toBe(bytes);
+    for (const bad of ['', 'MB', '-1MB', '1 2MB', '1XB', '1e3', 'off', '1.MB']) expect(parseSize(bad), bad).toBeUndefined();
+  });
+
+  it('sizeText: decimal units, one decimal below ten', () => {
+    expect([512, 1500, 64e6, 1.25e9, 20e9].map(sizeText)).toEqual(['512 B', '1.5 kB', '64 MB', '1.3 GB', '20 GB']);
+  });
+
+  it('--storage-quota is off unless given (blank, off or 0), at least 1MiB; --storage-reserve is a size, 0 allowed', () => {
+    const table = { storageQuota: SERVE_SETTINGS.storageQuota, storageReserve: SERVE_SETTINGS.storageReserve };
+    expect(resolveSettings(table, {}, {})).toEqual({ storageQuota: null, storageReserve: 64e6 });
+    expect(resolveSettings(table, {}, { CHECKD_STORAGE_QUOTA: '2GB', CHECKD_STORAGE_RESERVE: '0' })).toEqual({ storageQuota: 2e9, storageReserve: 0 });
+    expect(resolveSettings(table, { storageQuota: 'off' }, { CHECKD_STORAGE_QUOTA: '2GB' })).toEqual({ storageQuota: null, storageReserve: 64e6 });
+    expect(() => resolveSettings(table, { storageQuota: '100kB' }, {})).toThrow('--storage-quota: at least 1MiB, got "100kB"');
+    expect(() => resolveSettings(table, {}, { CHECKD_STORAGE_RESERVE: 'lots' })).toThrow(
+      'CHECKD_STORAGE_RESERVE (environment): expected a size such as 500MB, 2GB, 1.5GiB or a number of bytes, got "lots"',
+    );
   });
 });

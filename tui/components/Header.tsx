@@ -6,6 +6,7 @@ import { Box, Text } from 'ink';
 import { clockTime, displayWidth, fit, span } from '../format.js';
 import { LABELS, type Counts } from '../labels.js';
 import type { ConnectionInfo } from '../state.js';
+import type { StorageAlarmMsg } from '../wire.js';
 import { LABEL_COLOR } from './theme.js';
 
 /** What the header shows of a project that is not on screen. */
@@ -28,6 +29,8 @@ interface HeaderProps {
   /** Local time: the clock shows the operator's wall time. */
   now: number;
   width: number;
+  /** The daemon's storage alarm: a red marker while it is on (pings and API writes are refused). */
+  storageAlarm?: StorageAlarmMsg | null;
 }
 
 /** The connection cell: short enough that the project name keeps most of the line. */
@@ -43,6 +46,12 @@ export function connectionText(c: ConnectionInfo, now: number): { text: string; 
 export function disconnectedText(c: ConnectionInfo, now: number): string | null {
   if (c.state === 'live' || !c.since) return null;
   return `disconnected ${clockTime(c.since)} (${span(now - c.since)})`;
+}
+
+/** The marker of a storage alarm that is on ("DISK FULL", "QUOTA FULL"), or null. */
+export function storageMarker(alarm: StorageAlarmMsg | null | undefined): string | null {
+  if (!alarm?.active) return null;
+  return alarm.cause === 'quota' ? 'QUOTA FULL' : 'DISK FULL';
 }
 
 const tabName = (tab: ProjectTab, i: number) => `${i + 1} ${tab.name ?? '…'}`;
@@ -79,9 +88,11 @@ function Tabs({ tabs, active }: { tabs: readonly ProjectTab[]; active: number })
   );
 }
 
-export function Header({ projectName, readOnly, connection, counts, sortText, tabs, active, now, width }: HeaderProps) {
+export function Header({ projectName, readOnly, connection, counts, sortText, tabs, active, now, width, storageAlarm }: HeaderProps) {
   const conn = connectionText(connection, now);
-  const right = `${conn.text}  ${clockTime(now)}`;
+  const marker = storageMarker(storageAlarm);
+  const markerText = marker ? ` ${marker} ` : '';
+  const right = `${markerText ? markerText + ' ' : ''}${conn.text}  ${clockTime(now)}`;
   const titleWidth = Math.max(0, width - right.length - 1);
   const reason = connection.state !== 'live' && connection.error ? connection.error : '';
   const disconnected = disconnectedText(connection, now);
@@ -109,6 +120,13 @@ export function Header({ projectName, readOnly, connection, counts, sortText, ta
         {title}
         <Text wrap="truncate">
           {' '}
+          {markerText ? (
+            <>
+              <Text color="red" bold inverse>
+                {markerText}
+              </Text>{' '}
+            </>
+          ) : null}
           <Text color={conn.color}>{conn.text}</Text>
           {'  ' + clockTime(now)}
         </Text>
