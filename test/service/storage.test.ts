@@ -12,15 +12,15 @@
 // always runs as well.
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { statfsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { COMMIT_FAILED_MESSAGE } from '../../daemon/store/write-failure.js';
 import { createProjectCli, startChild, type ChildDaemon } from '../helpers/child.js';
 import { api } from '../helpers/http.js';
 import { startInProcess } from '../helpers/in-process.js';
+import { mountTmpfs, tmpfsPermitted } from '../helpers/mount.js';
 import { openStore } from '../helpers/store.js';
 import { tempDir } from '../helpers/temp.js';
 import { environmentOf } from '../../daemon/store/environment.js';
@@ -29,19 +29,6 @@ const MiB = 1024 * 1024;
 /** The initial mapSize of daemon/store/db.ts. */
 const INITIAL_MAP = 64 * MiB;
 
-/** Whether this process may mount a tmpfs (asked while the tests are collected, outside any test). */
-function tmpfsPermitted(): boolean {
-  const dir = mkdtempSync(join(tmpdir(), 'checkd-mount-probe-'));
-  let permitted = true;
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' });
-    execFileSync('umount', [dir], { stdio: 'ignore' });
-  } catch {
-    permitted = false;
-  }
-  rmSync(dir, { recursive: true, force: true });
-  return permitted;
-}
 const CAN_MOUNT = tmpfsPermitted();
 
 describe('LMDB map size', () => {
@@ -196,8 +183,7 @@ describe('a full disk', () => {
     }
     const mnt = join(tmp, 'mnt');
     mkdirSync(mnt);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mnt]);
-    onTestFinished(() => void execFileSync('umount', ['-l', mnt]));
+    mountTmpfs(mnt, '4m');
     await fullDiskScenario(join(mnt, 'data'), tmpfsLimiter(mnt));
   }, 60_000);
 
