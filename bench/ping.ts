@@ -15,7 +15,7 @@
 //
 // Stops by itself in well under three minutes.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,7 +24,7 @@ import autocannon from 'autocannon';
 import { Store } from '../daemon/store/store.js';
 import { newCheck } from '../daemon/domain/check-input.js';
 import { newUuid } from '../daemon/domain/ids.js';
-import { cliJson, diskCounters, diskDelta, diskSum, pool, serveArgs, type DiskCounters } from './support.js';
+import { cliJson, diskCounters, diskDelta, diskSum, pool, rss, serveArgs, type DiskCounters, type Rss } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/daemon/cli.js');
@@ -76,18 +76,6 @@ function serveDaemon(dataDir: string): Promise<Served> {
 
 const cli = (args: string[]): any => cliJson(CLI, args);
 
-interface Rss {
-  total: number;
-  anon: number;
-  file: number;
-}
-
-/** VmRSS of a process, with its anonymous and file-backed (node binary, mapped data.mdb) parts, in MB. */
-function rss(pid: number): Rss {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
-  return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
-}
 
 function describeRss(r: Rss): string {
   return `${r.total.toFixed(1)} MB (anonymous ${r.anon.toFixed(1)} MB, file-backed ${r.file.toFixed(1)} MB)`;

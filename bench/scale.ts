@@ -22,7 +22,7 @@
 // unchanged apart from the planted project); BENCH_SCALE_KEEP=1 keeps the
 // temp dir (the export file and the data dir) and says where it is.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,7 +32,7 @@ import { newCheck } from '../daemon/domain/check-input.js';
 import { hashApiKey, newApiKey, newPingKey, newUuid } from '../daemon/domain/ids.js';
 import type { CheckRecord } from '../daemon/domain/types.js';
 import { CHECK_FIELDS, EXPORT_FORMAT, EXPORT_VERSION, PROJECT_FIELDS, toJson, type Json } from '../daemon/ops/export-fields.js';
-import { serveArgs } from './support.js';
+import { rss, serveArgs, type Rss } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/daemon/cli.js');
@@ -137,19 +137,6 @@ function plantedChecks(deadlines: number[]): CheckRecord[] {
 
 // ---- processes and their memory ----------------------------------------------
 
-interface Rss {
-  total: number;
-  anon: number;
-  file: number;
-  peak: number;
-}
-
-/** VmRSS of a process in MB, with its anonymous and file-backed (node binary, mapped data.mdb) parts, and VmHWM. */
-function rss(pid: number): Rss {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
-  return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), peak: kb('VmHWM') };
-}
 
 const describeRss = (r: Rss) => `${fmt(r.total, 1)} MB (anonymous ${fmt(r.anon, 1)}, file-backed ${fmt(r.file, 1)}; peak so far ${fmt(r.peak, 1)})`;
 

@@ -99,3 +99,17 @@ export function diskDelta(before: DiskCounters | null, after: DiskCounters | nul
     flushes: after.flushes - before.flushes,
   };
 }
+
+export interface Rss {
+  total: number;
+  anon: number;
+  file: number;
+  peak: number;
+}
+
+/** VmRSS of a process in MB, with its anonymous and file-backed (node binary, mapped data.mdb) parts, and VmHWM. */
+export function rss(pid: number): Rss {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+  return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), peak: kb('VmHWM') };
+}
