@@ -29,13 +29,11 @@ export interface WatchReport {
   outOfOrder: number;
   resumes: number;
   errors: string[];
-  /** Milliseconds from the ping's date (event at_ms) to receipt, over every PING_RECEIVED after the mark. */
-  samples: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  mean: number;
+  /**
+   * Milliseconds from the ping's date (event at_ms) to receipt, over every
+   * PING_RECEIVED after the mark, as [ms, count] pairs (1 ms buckets).
+   */
+  latencies: Array<[number, number]>;
   /** Wall time from mark to the last event received, and this process's CPU time over it. */
   elapsedMs: number;
   cpuMs: number;
@@ -141,16 +139,6 @@ async function until(cond: () => boolean, timeoutMs: number): Promise<boolean> {
   return true;
 }
 
-function quantile(q: number, total: number): number {
-  const rank = Math.ceil(q * total);
-  let seen = 0;
-  for (let ms = 0; ms <= HIST_MAX; ms++) {
-    seen += hist[ms]!;
-    if (seen >= rank && rank > 0) return ms;
-  }
-  return NaN;
-}
-
 /** The latest revision once no new one has appeared for 500 ms (requests still in flight land first). */
 async function settledRevision(): Promise<number> {
   let last = await latestRevision();
@@ -167,16 +155,8 @@ async function report(timeoutMs: number): Promise<WatchReport> {
   await until(() => subs.every((s) => s.lastRevision >= target), timeoutMs);
   counting = false;
   const cpu = process.cpuUsage(markCpu);
-  let samples = 0;
-  let sum = 0;
-  let max = 0;
-  for (let ms = 0; ms <= HIST_MAX; ms++) {
-    const n = hist[ms]!;
-    if (n === 0) continue;
-    samples += n;
-    sum += n * ms;
-    max = ms;
-  }
+  const latencies: Array<[number, number]> = [];
+  for (let ms = 0; ms <= HIST_MAX; ms++) if (hist[ms]! > 0) latencies.push([ms, hist[ms]!]);
   const expected = target - markRevision;
   const counts = subs.map((s) => s.events);
   return {
@@ -190,12 +170,7 @@ async function report(timeoutMs: number): Promise<WatchReport> {
     outOfOrder: subs.reduce((a, s) => a + s.outOfOrder, 0),
     resumes,
     errors: [...new Set(errors)],
-    samples,
-    p50: quantile(0.5, samples),
-    p90: quantile(0.9, samples),
-    p99: quantile(0.99, samples),
-    max,
-    mean: samples ? sum / samples : NaN,
+    latencies,
     elapsedMs: lastReceiptAt - markAt,
     cpuMs: (cpu.user + cpu.system) / 1000,
   };

@@ -8,9 +8,11 @@
 //    for 10 s without any watcher (after a 3 s warm-up that also turns every
 //    check up, so each measured ping is exactly one event).
 // 3. The same with 50 Watch subscribers connected, each on its own connection.
-//    They run in a separate process (bench/watch-clients.ts): in this process
-//    they would share one event loop with autocannon, and each would slow the
-//    other, inflating the latencies and deflating the load. Delivery latency
+//    They run in separate processes (bench/watch-clients.ts), 5 by default
+//    (10 watchers each), as operators' checktops each have their own: here
+//    they would share one event loop with autocannon, and all 50 in one
+//    process would queue behind each other's decoding, inflating the latencies
+//    (BENCH_WATCHER_PROCESSES=1 measures that case). Delivery latency
 //    is receipt time minus the event's at_ms (= the ping's date), on the same
 //    machine clock, over every PING_RECEIVED every watcher got; after the load
 //    the watchers must all reach the latest revision, with every event once.
@@ -22,7 +24,8 @@
 // Prints both throughputs, their ratio, the latency p50/p90/p99 and the CPU
 // each process used. All processes share this machine's cores, so the ratio
 // includes the watcher clients' own CPU, not only the daemon's extra work.
-// Env: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_CHECKS, BENCH_WATCHERS, BENCH_RATE;
+// Env: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_CHECKS, BENCH_WATCHERS, BENCH_RATE,
+// BENCH_WATCHER_PROCESSES;
 // BENCH_CLI (another build of cli.js, for A/B runs).
 // Stops by itself in one to two minutes (hard limit: 150 s).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -42,6 +45,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 1000);
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 50);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
+const WATCHER_PROCESSES = Math.max(1, Number(process.env.BENCH_WATCHER_PROCESSES ?? 5));
 const HARD_LIMIT_MS = 150_000;
 
 // autocannon ships no types; the part used here.
@@ -153,7 +157,7 @@ async function load(daemon: Daemon, uuids: string[], seconds: number, rate?: num
   };
 }
 
-function describeDelivery(r: WatchReport): string {
+function describeDelivery(r: Delivery): string {
   const expected = r.targetRevision - r.markRevision;
   return (
     `delivery: ${fmt(expected)} events × ${r.watchers} watchers, ${r.complete}/${r.watchers} got every one exactly once and in order ` +
@@ -171,8 +175,8 @@ function describeLoad(l: Load, seconds: number): string {
   );
 }
 
-/** The watcher process, once all its watchers hold a snapshot. */
-async function startWatchers(grpcAddress: string, apiKey: string, n: number) {
+/** One watcher process, once all its watchers hold a snapshot. */
+async function startWatcherProcess(grpcAddress: string, apiKey: string, n: number) {
   const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/watch-clients.ts'), grpcAddress, apiKey, String(n)], {
     cwd: ROOT,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -210,6 +214,66 @@ async function startWatchers(grpcAddress: string, apiKey: string, n: number) {
       const timer = setTimeout(() => proc.kill('SIGKILL'), 3000);
       await exited;
       clearTimeout(timer);
+    },
+  };
+}
+
+/** What every watcher process saw, together. */
+interface Delivery extends Omit<WatchReport, 'latencies'> {
+  samples: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+function merge(reports: WatchReport[]): Delivery {
+  const hist = new Map<number, number>();
+  for (const r of reports) for (const [ms, n] of r.latencies) hist.set(ms, (hist.get(ms) ?? 0) + n);
+  const buckets = [...hist].sort((a, b) => a[0] - b[0]);
+  const samples = buckets.reduce((a, [, n]) => a + n, 0);
+  const quantile = (q: number) => {
+    let seen = 0;
+    for (const [ms, n] of buckets) if ((seen += n) >= Math.ceil(q * samples)) return ms;
+    return NaN;
+  };
+  const sum = (f: (r: WatchReport) => number) => reports.reduce((a, r) => a + f(r), 0);
+  return {
+    watchers: sum((r) => r.watchers),
+    markRevision: Math.min(...reports.map((r) => r.markRevision)),
+    targetRevision: Math.max(...reports.map((r) => r.targetRevision)),
+    caughtUp: sum((r) => r.caughtUp),
+    minEvents: Math.min(...reports.map((r) => r.minEvents)),
+    maxEvents: Math.max(...reports.map((r) => r.maxEvents)),
+    complete: reports.every((r) => r.markRevision === reports[0]!.markRevision) ? sum((r) => r.complete) : 0,
+    outOfOrder: sum((r) => r.outOfOrder),
+    resumes: sum((r) => r.resumes),
+    errors: [...new Set(reports.flatMap((r) => r.errors))],
+    elapsedMs: Math.max(...reports.map((r) => r.elapsedMs)),
+    cpuMs: sum((r) => r.cpuMs),
+    samples,
+    p50: quantile(0.5),
+    p90: quantile(0.9),
+    p99: quantile(0.99),
+    max: buckets.length ? buckets[buckets.length - 1]![0] : NaN,
+  };
+}
+
+/** `n` watchers spread evenly over `processes` processes, as separate operators' clients would be. */
+async function startWatchers(grpcAddress: string, apiKey: string, n: number, processes: number) {
+  const counts = Array.from({ length: processes }, (_, i) => Math.floor(n / processes) + (i < n % processes ? 1 : 0)).filter((c) => c > 0);
+  const procs = await Promise.all(counts.map((c) => startWatcherProcess(grpcAddress, apiKey, c)));
+  return {
+    /** CPU milliseconds all watcher processes have used so far. */
+    cpuMs: () => procs.reduce((a, w) => a + cpuMs(w.proc.pid!), 0),
+    async mark(): Promise<void> {
+      await Promise.all(procs.map((w) => w.mark()));
+    },
+    async report(timeoutMs: number): Promise<Delivery> {
+      return merge(await Promise.all(procs.map((w) => w.report(timeoutMs))));
+    },
+    async stop() {
+      await Promise.all(procs.map((w) => w.stop()));
     },
   };
 }
@@ -255,15 +319,15 @@ async function main(): Promise<void> {
     log(`without watchers: ${describeLoad(without, DURATION_S)}`);
 
     const t1 = performance.now();
-    watchers = await startWatchers(d.grpc, project.api_key, WATCHERS);
-    log(`${WATCHERS} watchers connected, each with its snapshot of ${fmt(CHECKS)} checks, in ${fmt((performance.now() - t1) / 1000, 1)} s`);
+    watchers = await startWatchers(d.grpc, project.api_key, WATCHERS, WATCHER_PROCESSES);
+    log(`${WATCHERS} watchers connected in ${WATCHER_PROCESSES} processes, each with its snapshot of ${fmt(CHECKS)} checks, in ${fmt((performance.now() - t1) / 1000, 1)} s`);
 
     // Saturating load: every ping is one event for each of the watchers.
     await watchers.mark();
-    let wcpu = cpuMs(watchers.proc.pid!);
+    let wcpu = watchers.cpuMs();
     const withW = await load(d, uuids, DURATION_S);
-    wcpu = cpuMs(watchers.proc.pid!) - wcpu;
-    log(`with ${WATCHERS} watchers: ${describeLoad(withW, DURATION_S)}; watcher process CPU ${fmt((wcpu / (DURATION_S * 1000)) * 100)} %`);
+    wcpu = watchers.cpuMs() - wcpu;
+    log(`with ${WATCHERS} watchers: ${describeLoad(withW, DURATION_S)}; watcher processes CPU ${fmt((wcpu / (DURATION_S * 1000)) * 100)} %`);
     const flood = await watchers.report(45_000);
     log(`  ${describeDelivery(flood)}`);
 

@@ -27,6 +27,8 @@ export async function listenForGrpc(address: string, accept: (socket: Socket) =>
   const sockets = new Set<Socket>();
   const onConnection = (socket: Socket) => {
     sockets.add(socket);
+    // As gRPC's own servers do: an event must not wait on Nagle for the ACK of the one before.
+    socket.setNoDelay(true);
     socket.once('close', () => sockets.delete(socket));
     accept(socket);
   };

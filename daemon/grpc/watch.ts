@@ -11,6 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import { eventMsg, heartbeatMsg, snapshotMsg } from './messages.js';
 import type { WatchEventMsg } from '../../proto/messages.js';
 import { encodeWatchEvent } from './proto.js';
+import { batchWrites } from './batched-writes.js';
 import type { StoredEvent } from '../store/events.js';
 import type { Store, AuthResult } from '../store/store.js';
 import type { CheckRecord } from '../domain/types.js';
@@ -231,6 +232,7 @@ export class WatchHub implements EventSource {
   }
 
   open(call: WatchCall, auth: AuthResult, since: number): void {
+    batchWrites(call);
     const stream = new WatchStream(call, auth, since, this, this.clock, (s) => this.streams.delete(s), this.storage);
     // Headers go out at once, so a resuming client with nothing to catch up on
     // still learns the stream is open without waiting for a heartbeat.
