@@ -7,7 +7,9 @@
 // time (`applyJournal`): each page is then written once per batch instead of
 // once per ping. Every write transaction other than a ping's applies the
 // journal first, so it always reads and changes current records; readers see
-// the entries not yet applied through PendingPings.
+// the entries not yet applied through PendingPings. An entry holds the ping
+// only: the check as it is after the ping is in the event of the same
+// revision, so a ping encodes the check once, not twice.
 import { asBinary } from 'lmdb';
 import { currentRevision } from './events.js';
 import { forWriting, type Db, type JournalEntry } from './schema.js';
@@ -25,9 +27,31 @@ type JournalKey = [number, string];
 /** The journal of an environment opened for writing, where openDb always creates it. */
 const writable = (db: Db) => forWriting(db.journal, 'the ping journal');
 
-/** Inside a write transaction: journal a ping recorded at revision `rev`. */
-export function journalPing(db: Db, rev: number, check: CheckRecord, ping: PingRecord): void {
-  writable(db).put([rev, check.uuid], { check, ping }, ENTRY_VERSION);
+/** Inside a write transaction: journal a ping recorded at revision `rev`, whose event holds the check. */
+export function journalPing(db: Db, rev: number, uuid: string, ping: PingRecord): void {
+  writable(db).put([rev, uuid], { ping }, ENTRY_VERSION);
+}
+
+/** A journal entry with the check as it is after its ping (none: the check is gone). */
+interface Entry {
+  key: JournalKey;
+  value: { check: CheckRecord | undefined; ping: PingRecord };
+}
+
+/**
+ * The check after an entry's ping: from the ping's event (the event log keeps
+ * every event the journal still needs, Store.pruneEvents), from the entry
+ * itself when an older version wrote it there, else the stored record.
+ * Undefined for a check deleted since.
+ */
+function checkAfter(db: Db, key: JournalKey, stored: JournalEntry): CheckRecord | undefined {
+  return stored.check ?? db.events.get(key[0])?.check ?? db.checks.get(key[1]);
+}
+
+function withChecks(db: Db, raw: Iterable<{ key: JournalKey; value: JournalEntry }>): Entry[] {
+  const out: Entry[] = [];
+  for (const { key, value } of raw) out.push({ key, value: { check: checkAfter(db, key, value), ping: value.ping } });
+  return out;
 }
 
 /** Is the journal entry of (rev, uuid) visible to the current reader? */
@@ -36,17 +60,25 @@ export function isJournaled(db: Db, rev: number, uuid: string): boolean {
 }
 
 /** Journal entries, oldest first. */
-export function* readJournal(db: Db): Iterable<{ rev: number; uuid: string } & JournalEntry> {
+export function* readJournal(db: Db): Iterable<{ rev: number; uuid: string; check: CheckRecord; ping: PingRecord }> {
   if (!db.journal) return;
-  for (const { key, value } of db.journal.getRange()) yield { rev: key[0], uuid: key[1], ...value };
+  for (const { key, value } of withChecks(db, db.journal.getRange())) {
+    if (value.check) yield { rev: key[0], uuid: key[1], check: value.check, ping: value.ping };
+  }
 }
 
-type Entries = ReadonlyArray<{ key: JournalKey; value: JournalEntry }>;
+/** The oldest revision still in the journal, null when it is empty. */
+export function oldestJournaledRevision(db: Db): number | null {
+  for (const key of db.journal?.getKeys({ limit: 1 }) ?? []) return key[0];
+  return null;
+}
+
+type Entries = readonly Entry[];
 
 /** The journal as a fresh read snapshot sees it, oldest first. */
 function currentEntries(db: Db): Entries {
   db.root.resetReadTxn();
-  return [...writable(db).getRange()];
+  return withChecks(db, writable(db).getRange());
 }
 
 /** The ping log limit of a check's project, read once per project. */
@@ -74,9 +106,10 @@ function writeEntries(db: Db, entries: Entries): void {
   const keepOf = pingLogLimits(db);
   for (const { key, value } of entries) {
     const uuid = key[1];
-    if (!latestCheck.has(uuid) && checkIsGone(db, uuid)) continue;
-    insertPing(db, value.check, value.ping, keepOf(value.check));
-    latestCheck.set(uuid, value.check);
+    const check = value.check;
+    if (!check || (!latestCheck.has(uuid) && checkIsGone(db, uuid))) continue;
+    insertPing(db, check, value.ping, keepOf(check));
+    latestCheck.set(uuid, check);
   }
   for (const [uuid, check] of latestCheck) db.checks.put(uuid, check);
   for (const { key } of entries) writable(db).remove(key);
@@ -87,7 +120,7 @@ function writeEntries(db: Db, entries: Entries): void {
  * the B-trees are current with.
  */
 export function applyJournal(db: Db): number {
-  writeEntries(db, [...writable(db).getRange()]);
+  writeEntries(db, withChecks(db, writable(db).getRange()));
   return currentRevision(db);
 }
 
@@ -163,6 +196,7 @@ const encoderOf = (store: object): { encode(value: unknown): Uint8Array } =>
 function prepareApply(db: Db, entries: Entries): PreparedApply {
   const byCheck = new Map<string, { check: CheckRecord; pings: PingRecord[] }>();
   for (const { key, value } of entries) {
+    if (!value.check) continue;
     const seen = byCheck.get(key[1]);
     if (seen) {
       seen.check = value.check;

@@ -18,9 +18,13 @@ export const SCHEMA_VERSION = 6;
 
 /** A journaled ping (journal.ts). */
 export interface JournalEntry {
-  /** The check as it is after this ping. */
-  check: CheckRecord;
   ping: PingRecord;
+  /**
+   * The check as it is after this ping: only in entries written before 0.1.x
+   * (left by a process that stopped before applying them). Since, the ping's
+   * event at the same revision holds it (journal.ts).
+   */
+  check?: CheckRecord;
 }
 
 export interface ApiKeyRecord {

@@ -15,7 +15,7 @@ import type { ApiKeyRecord, Db } from './schema.js';
 import { fsyncPath } from '../shared/fsync.js';
 import { assertIndexable, checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, reindexCheck, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { appendEvent, currentRevision, oldestRetainedRevision, pruneEvents, readEventsAfter, type StoredEvent } from './events.js';
-import { applyJournal, applyJournalQueued, isJournaled, journalPing, readJournal } from './journal.js';
+import { applyJournal, applyJournalQueued, isJournaled, journalPing, oldestJournaledRevision, readJournal } from './journal.js';
 import { PendingPings, type PendingPing } from './pending.js';
 import { insertPing } from './ping-log.js';
 import { keyFits } from './key-size.js';
@@ -315,7 +315,7 @@ export class Store {
   /** Inside `transactPing`: record a ping that changes nothing but the check's own record. */
   journalPingInTxn(check: CheckRecord, ping: PingRecord, event: Omit<StoredEvent, 'rev'>): number {
     const rev = this.append(event);
-    journalPing(this.db, rev, check, ping);
+    journalPing(this.db, rev, check.uuid, ping);
     const entry = { rev, ping, check };
     this.pending.add(check.uuid, entry);
     this.journaledInTxn?.push([check.uuid, entry]);
@@ -961,10 +961,13 @@ export class Store {
 
   /**
    * Drop events beyond the retention bounds (events.ts EVENT_RETENTION), never
-   * past `keepAfter`. Returns how many were removed; call until 0 for a backlog.
+   * past `keepAfter`, nor past a ping still in the journal, whose event holds
+   * its check until the journal is applied. Returns how many were removed;
+   * call until 0 for a backlog.
    */
   pruneEvents(now: number, keepAfter = Infinity): Promise<number> {
-    return pruneEvents(this.db, now, keepAfter);
+    const journaled = oldestJournaledRevision(this.db);
+    return pruneEvents(this.db, now, journaled === null ? keepAfter : Math.min(keepAfter, journaled - 1));
   }
 
   // ---- pings and flips ----------------------------------------------------

@@ -330,6 +330,65 @@ describe('the ping journal', () => {
     expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
   });
 
+  it("an entry holds the ping only: the check after it comes from the ping's event, in memory and once applied", async () => {
+    const { dir, store, clock, pings, uuid } = await setup();
+    await pings.record(uuid, 'success', null, facts('one')); // new → up, written directly
+    clock.advance(1000);
+    await pings.record(uuid, 'fail', null, facts('two')); // up → down: a flip, written directly
+    clock.advance(1000);
+    await pings.record(uuid, 'fail', null, facts('three')); // journaled
+    const db = environmentOf(store);
+    const [entry] = [...db.journal!.getRange()];
+    expect(Object.keys(entry!.value)).toEqual(['ping']);
+    const eventCheck = db.events.get(entry!.key[0])!.check!;
+    expect(eventCheck).toMatchObject({ nPings: 3, lastPing: T0 + 2000 });
+    expect(store.getCheck(uuid)).toEqual(eventCheck);
+    // A new handle (a restarted daemon) reads the journaled ping back with that check.
+    const again = openStore(dir);
+    expect(again.getCheck(uuid)).toEqual(eventCheck);
+    await again.close({ applyJournal: false });
+    await store.applyJournal();
+    expect(db.checks.get(uuid)).toEqual(eventCheck);
+    expect(Buffer.from(db.pings.get([uuid, 3])!.body!).toString()).toBe('three');
+  });
+
+  it('an entry an older version left with its check in it is read and applied with that check', async () => {
+    const { dir, store, clock, pings, uuid } = await setup();
+    await pings.record(uuid, 'success', null, facts('one'));
+    clock.advance(1000);
+    await pings.record(uuid, 'success', null, facts('two')); // journaled
+    const db = environmentOf(store);
+    const [entry] = [...db.journal!.getRange()];
+    const check = db.events.get(entry!.key[0])!.check!;
+    // The old shape, and its event gone: only the entry can say what the check became.
+    await db.root.transaction(() => {
+      db.journal!.put(entry!.key, { check, ping: entry!.value.ping }, 1);
+      db.events.remove(entry!.key[0]);
+    });
+    await store.close({ applyJournal: false });
+    const reopened = openStore(dir);
+    expect(reopened.getCheck(uuid)).toMatchObject({ nPings: 2, lastPing: T0 + 1000 });
+    await reopened.applyJournal();
+    expect(environmentOf(reopened).checks.get(uuid)).toEqual(check);
+    expect(environmentOf(reopened).journal!.getKeysCount()).toBe(0);
+  });
+
+  it("keeps the events of pings still in the journal when old events are pruned, and drops them once applied", async () => {
+    const { store, clock, pings, uuid } = await setup();
+    await pings.record(uuid, 'success', null, facts('one'));
+    clock.advance(1000);
+    await pings.record(uuid, 'success', null, facts('two')); // journaled
+    const journaledRev = [...environmentOf(store).journal!.getKeys()][0]![0];
+    const muchLater = clock.now() + 30 * 24 * 3600 * 1000; // every event past its age limit
+    await store.pruneEvents(muchLater);
+    expect(store.oldestRetainedRevision()).toBe(journaledRev);
+    expect(store.getCheck(uuid)).toMatchObject({ nPings: 2 });
+    await store.applyJournal();
+    expect(environmentOf(store).checks.get(uuid)).toMatchObject({ nPings: 2, lastPing: T0 + 1000 });
+    for (let n = -1; n !== 0; ) n = await store.pruneEvents(muchLater);
+    expect(store.oldestRetainedRevision()).toBeNull();
+  });
+
   it('a deleted check takes its journaled pings with it', async () => {
     const { store, clock, pings, uuid } = await setup();
     await pings.record(uuid, 'success', null, facts());
