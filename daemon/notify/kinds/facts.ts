@@ -61,6 +61,14 @@ export function downtimeLine(n: Notification): string | null {
   return withPolicySentences(n, n.downtimeMs === null ? null : `The downtime lasted ${humanDuration(n.downtimeMs)}.`);
 }
 
+/**
+ * For an up event held by a policy until now, the sentence that says so;
+ * null otherwise. For the kinds that carry no downtime line of their own.
+ */
+export function heldUpLine(n: Notification): string | null {
+  return n.event === 'up' ? withPolicySentences(n, null) : null;
+}
+
 export function tagsOf(check: CheckRecord): string[] {
   return tagList(check.tags);
 }

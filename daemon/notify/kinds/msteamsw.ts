@@ -6,7 +6,7 @@ import { html, type Notification } from '../message.js';
 import type { HttpCall } from '../delivery.js';
 import { jsonString, readAnswer } from './answer.js';
 import { jsonCall } from './calls.js';
-import { bodyExcerpt, causeSuffix, checkName, lastPingSummary, literalStars, scheduleFacts, statusWord, tagsOf } from './facts.js';
+import { bodyExcerpt, causeSuffix, checkName, heldUpLine, lastPingSummary, literalStars, scheduleFacts, statusWord, tagsOf } from './facts.js';
 import type { KindModule } from './kind.js';
 
 
@@ -25,8 +25,10 @@ export function msteamswCard(n: Notification): Record<string, unknown> {
   const heading = n.event === 'down' ? `🔴 “${name}” is DOWN${causeSuffix(n)}.` : `🟢 “${name}” is UP.`;
   const body: unknown[] = [
     { type: 'TextBlock', text: html(heading), weight: 'Bolder', size: 'Medium', wrap: true, style: 'heading' },
-    { type: 'FactSet', facts },
   ];
+  const held = heldUpLine(n);
+  if (held !== null) body.push({ type: 'TextBlock', text: html(held), wrap: true });
+  body.push({ type: 'FactSet', facts });
   const excerpt = bodyExcerpt(n);
   if (excerpt !== null) {
     body.push(

@@ -5,7 +5,7 @@ import type { Notification } from '../message.js';
 import type { HttpCall } from '../delivery.js';
 import { jsonString, readAnswer } from './answer.js';
 import { jsonCall } from './calls.js';
-import { causeSuffix, checkName, dedupKey, naturalTime } from './facts.js';
+import { causeSuffix, checkName, dedupKey, heldUpLine, naturalTime } from './facts.js';
 import type { KindModule } from './kind.js';
 
 
@@ -16,6 +16,8 @@ export function spikePayload(n: Notification): Record<string, unknown> {
   if (n.event === 'down' && n.lastPing) {
     message += `\nLast ping was ${naturalTime((n.sentAt ?? n.flip.created) - n.lastPing.date)}.`;
   }
+  const held = heldUpLine(n);
+  if (held !== null) message += `\n${held}`;
   return { check_id: dedupKey(n), status: n.event, title, message };
 }
 

@@ -7,7 +7,7 @@ import type { Notification } from '../message.js';
 import type { HttpCall } from '../delivery.js';
 import { jsonString, readAnswer } from './answer.js';
 import { jsonCall } from './calls.js';
-import { causeSuffix, checkName, dedupKey } from './facts.js';
+import { causeSuffix, checkName, dedupKey, heldUpLine } from './facts.js';
 import type { KindModule } from './kind.js';
 
 
@@ -17,7 +17,7 @@ export function victoropsPayload(n: Notification, settings: IntegrationSettings)
     entity_id: dedupKey(n),
     message_type: n.event === 'down' ? 'CRITICAL' : 'RECOVERY',
     entity_display_name: name,
-    state_message: n.event === 'down' ? `${name} is DOWN${causeSuffix(n)}.` : `${name} is UP.`,
+    state_message: n.event === 'down' ? `${name} is DOWN${causeSuffix(n)}.` : [`${name} is UP.`, heldUpLine(n)].filter((s) => s !== null).join(' '),
     monitoring_tool: settings.siteName,
   };
 }

@@ -10,6 +10,11 @@ import { readAnswer, retryAfterHeader } from '../../../daemon/notify/kinds/answe
 import { Throttle } from '../../../daemon/notify/throttle.js';
 import { telegramText } from '../../../daemon/notify/kinds/telegram.js';
 import { poMessage } from '../../../daemon/notify/kinds/po.js';
+import { spikePayload } from '../../../daemon/notify/kinds/spike.js';
+import { victoropsPayload } from '../../../daemon/notify/kinds/victorops.js';
+import { msteamswCard } from '../../../daemon/notify/kinds/msteamsw.js';
+import { pdEvent } from '../../../daemon/notify/kinds/pd.js';
+import { INTEGRATION_DEFAULTS } from '../../../daemon/config/integrations.js';
 
 const FLIP = Date.UTC(2024, 4, 1, 11, 10, 0);
 
@@ -58,6 +63,22 @@ describe('message ingredients', () => {
       'The downtime lasted 10 minutes. Up again since 2024-05-01T11:20:00+00:00: this notification was held during maintenance.',
     );
     expect(causePhrase(notification({ event: 'up', flip: up, policy: { released: 'maintenance' } }))).toBeNull();
+  });
+
+  it("an up event held by a policy says so in Spike's, Splunk On-Call's and Teams' messages; only then", () => {
+    const up = { created: FLIP + 600_000, oldStatus: 'down', newStatus: 'up', reason: '', processed: false } as const;
+    const held = notification({ event: 'up', flip: up, downtimeMs: 600_000, policy: { released: 'mute', downSince: FLIP } });
+    const plain = notification({ event: 'up', flip: up, downtimeMs: 600_000 });
+    const sentence = 'Up again since 2024-05-01T11:20:00+00:00: this notification was held while muted.';
+    expect(spikePayload(held).message).toBe(`nightly is UP.\n${sentence}`);
+    expect(spikePayload(plain).message).toBe('nightly is UP.');
+    expect(victoropsPayload(held, INTEGRATION_DEFAULTS).state_message).toBe(`nightly is UP. ${sentence}`);
+    expect(victoropsPayload(plain, INTEGRATION_DEFAULTS).state_message).toBe('nightly is UP.');
+    const texts = (card: Record<string, unknown>) => (card.body as Array<{ type: string; text?: string }>).filter((b) => b.type === 'TextBlock').map((b) => b.text);
+    expect(texts(msteamswCard(held))).toEqual(['🟢 “nightly” is UP.', sentence]);
+    expect(texts(msteamswCard(plain))).toEqual(['🟢 “nightly” is UP.']);
+    // PagerDuty's resolve carries no text at all (Events API v2): nothing to say it in.
+    expect(pdEvent('key', held, INTEGRATION_DEFAULTS)).toEqual(pdEvent('key', plain, INTEGRATION_DEFAULTS));
   });
 
   it('relative times in words', () => {
