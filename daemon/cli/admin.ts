@@ -8,6 +8,9 @@ import { API_KEY_LENGTH } from '../domain/ids.js';
 import { groupMembersError, parseGroupValue } from '../domain/integrations/group.js';
 import { parseCount } from '../domain/text-values.js';
 import { UsageError } from './usage-error.js';
+import { refuseDuringStorageAlarm } from '../store/storage-watch.js';
+
+export { refuseDuringStorageAlarm };
 
 // The commands take it from here with the rest of their kit.
 export { UsageError };
@@ -79,6 +82,7 @@ export async function projectCreate(
   const pingLogLimit = countArgument(opts.pingLogLimit, '--ping-log-limit', 1, 100_000);
   const store = await openCreating(dataDir);
   try {
+    refuseDuringStorageAlarm(store, systemClock.now());
     const { project, apiKey, apiKeyReadonly } = await store.createProject(
       { name, checkLimit, pingLogLimit },
       systemClock.now(),
@@ -138,6 +142,7 @@ export async function projectList(dataDir: string, out: Output): Promise<void> {
 export async function keyCreate(dataDir: string, opts: { project: string; readOnly: boolean }, out: Output) {
   const store = openForProject(dataDir, opts.project);
   try {
+    refuseDuringStorageAlarm(store, systemClock.now());
     const project = requireProject(store, opts.project);
     const key = await store.createKey(project.id, opts.readOnly, systemClock.now());
     out.print(

@@ -12,7 +12,7 @@ import { needsValue, setValueCommand, validateChannel } from '../domain/channel-
 import { resolveMembers } from '../domain/integrations/group.js';
 import type { ChannelRecord } from '../domain/types.js';
 import { parseRepeatEvery } from '../domain/policy-input.js';
-import { checkGroupMembers, noCheckdData, openForProject, requireProject, UsageError, type Output } from './admin.js';
+import { checkGroupMembers, noCheckdData, openForProject, refuseDuringStorageAlarm, requireProject, UsageError, type Output } from './admin.js';
 import { joinMatrixAlias } from './matrix-join.js';
 import { resolveNotifyConfig, type NotifyConfig, type RawNotifyOptions } from '../config/notify.js';
 import { SERVE_SETTINGS } from '../config/settings.js';
@@ -57,6 +57,7 @@ export async function channelCreate(
   if (name.includes(',')) throw new UsageError('--name must not contain a comma');
   const store = openForProject(dataDir, opts.project);
   try {
+    refuseDuringStorageAlarm(store, systemClock.now());
     const project = requireProject(store, opts.project);
     if (opts.kind === 'group') checkGroupMembers(store, project.id, checked.value);
     const channel = await store.createChannel(

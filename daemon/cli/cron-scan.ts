@@ -10,7 +10,7 @@ import { validateCheckInput } from '../domain/check-input.js';
 import { CheckService } from '../service/checks.js';
 import { systemClock } from '../shared/clock.js';
 import type { Store } from '../store/store.js';
-import { openForProject, requireProject, UsageError, type Output } from './admin.js';
+import { openForProject, refuseDuringStorageAlarm, requireProject, UsageError, type Output } from './admin.js';
 
 /** A crontab as read: where from, in which format, its text. */
 export interface CrontabSource {
@@ -52,6 +52,7 @@ export async function cronScan(dataDir: string, opts: ScanOptions, out: Output, 
   if (opts.project) {
     const store = openForProject(dataDir, opts.project);
     try {
+      if (opts.create) refuseDuringStorageAlarm(store, systemClock.now());
       const project = requireProject(store, opts.project);
       const service = new CheckService(store, systemClock);
       for (const { jobs } of scanned) {

@@ -8,7 +8,7 @@ import { parseDuration, validateWindowInput } from '../domain/policy-input.js';
 import { windowToJson } from '../domain/maintenance.js';
 import { UUID_RE } from '../domain/ids.js';
 import { MaintenanceService } from '../service/maintenance.js';
-import { openForProject, requireProject, UsageError, type Output } from './admin.js';
+import { openForProject, refuseDuringStorageAlarm, requireProject, UsageError, type Output } from './admin.js';
 import { inspectDataDir } from '../store/db.js';
 
 export interface MaintenanceAddOptions {
@@ -54,6 +54,7 @@ export async function maintenanceAdd(dataDir: string, opts: MaintenanceAddOption
   if (!input.ok) throw new UsageError(flagMessage(input.error));
   const store = openForProject(dataDir, opts.project);
   try {
+    refuseDuringStorageAlarm(store, systemClock.now());
     const project = requireProject(store, opts.project);
     const window = await new MaintenanceService(store, systemClock).create(project.id, input.window);
     const doc = windowToJson(window);

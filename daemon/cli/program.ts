@@ -23,7 +23,7 @@ import { backupDataDir } from '../ops/backup.js';
 import { opsAction } from '../ops/errors.js';
 import { exportData } from '../ops/transfer.js';
 import { importCommand } from '../ops/import-command.js';
-import { installCommitFailureGuard } from '../store/write-failure.js';
+import { installCommitFailureGuard, StorageAlarmError } from '../store/write-failure.js';
 import { resolveNotifyConfig } from '../config/notify.js';
 import { takeSignals } from './early-signals.js';
 import { ListenError, probeListenAddresses } from '../shared/listen.js';
@@ -343,6 +343,7 @@ export async function main(argv: string[]): Promise<void> {
       fail(err.message, EXIT_USAGE);
     }
     if (err instanceof ListenError) fail(err.message, EXIT_RUNTIME);
+    if (err instanceof StorageAlarmError) fail(err.refusal, EXIT_RUNTIME);
     const e = err as NodeJS.ErrnoException;
     fail(e.stack ?? String(err), EXIT_RUNTIME);
   }

@@ -1,7 +1,10 @@
 // `checkd import`: an export FILE (transfer.ts) or, with --from-healthchecks,
 // a project read through the Healthchecks v3 API (healthchecks-import.ts).
 // Exactly one of the two sources; the options of the other are refused.
-import { UsageError, type Output } from '../cli/admin.js';
+import { refuseDuringStorageAlarm, UsageError, type Output } from '../cli/admin.js';
+import { inspectDataDir } from '../store/db.js';
+import { Store } from '../store/store.js';
+import { systemClock } from '../shared/clock.js';
 import { importData } from './transfer.js';
 import type { HealthchecksImportOptions } from './healthchecks-import.js';
 
@@ -11,7 +14,19 @@ export interface ImportOptions extends Partial<HealthchecksImportOptions> {
 
 const HEALTHCHECKS_ONLY = ['apiKey', 'project', 'name', 'pingKey', 'pingBodies'] as const;
 
+/** An import grows the data: refused, before anything is read, while the daemon's storage alarm stands. */
+async function refuseDuringAlarm(dataDir: string): Promise<void> {
+  if (inspectDataDir(dataDir) !== 'env') return;
+  const store = Store.open(dataDir, { readOnly: true });
+  try {
+    refuseDuringStorageAlarm(store, systemClock.now());
+  } finally {
+    await store.close();
+  }
+}
+
 export async function importCommand(dataDir: string, file: string | undefined, opts: ImportOptions, out: Output): Promise<unknown> {
+  await refuseDuringAlarm(dataDir);
   if (opts.fromHealthchecks === undefined) {
     if (file === undefined) throw new UsageError('give an export FILE (- for stdin) or --from-healthchecks URL');
     if (HEALTHCHECKS_ONLY.some((k) => opts[k] !== undefined && opts[k] !== false)) {

@@ -219,3 +219,29 @@ export class StorageWatch implements WriteGate {
       });
   }
 }
+
+/**
+ * The storage alarm for a command run beside the daemon (an admin write): as
+ * the daemon last recorded it, if the disk still holds it on by the daemon's
+ * own limits, recorded with it; null otherwise. So a daemon stopped during an
+ * alarm does not keep commands refused once space is freed.
+ */
+export function standingAlarm(store: Store, now: number): StorageReport | null {
+  const recorded = store.recordedStorageAlarm();
+  if (!recorded?.active) return null;
+  let used: number | null = null;
+  try {
+    used = store.usedBytes();
+  } catch {
+    // unknown: the recorded cause holds
+  }
+  const reading: StorageReading = { freeBytes: freeBytes(store.dataDir), usedBytes: used };
+  const { alarm } = nextAlarm(recorded, reading, recorded, now);
+  return alarm.active ? storageReport(alarm, reading, recorded) : null;
+}
+
+/** Refuse an admin command that grows the data while the daemon's storage alarm stands. */
+export function refuseDuringStorageAlarm(store: Store, now: number): void {
+  const alarm = standingAlarm(store, now);
+  if (alarm) throw new StorageAlarmError(`storage unavailable: ${alarm.reason}`);
+}
