@@ -174,6 +174,69 @@ describe('reading an export as a stream', () => {
     }
   });
 
+  it('agrees with JSON.parse on mangled documents: the same content, or a refusal where JSON.parse refuses', async () => {
+    const doc = JSON.parse(await exportDocument());
+    doc.projects[0].checks = doc.projects[0].checks.slice(0, 3);
+    doc.projects[0].checks.push(7, 'x', [1, { a: '[' }], null); // elements that are no check are handed on too
+    doc.projects[1].checks = [{ note: 'a "quoted" \\ back\\slash ] } [ {' }];
+    const base = JSON.stringify(doc, null, 1);
+    // The separators between checks, which the scanner checks itself.
+    const note = JSON.stringify(doc.projects[1].checks[0]);
+    const compact = JSON.stringify(doc);
+    for (const [checks, ok] of <Array<[string, boolean]>>[
+      [`[${note},]`, false],
+      [`[,${note}]`, false],
+      [`[${note},,${note}]`, false],
+      [`[${note}${note}]`, false],
+      [`[${note} 1]`, false],
+      [`[,]`, false],
+      [`[ ${note} ,\n${note}\t]`, true],
+      [`[ ]`, true],
+    ]) {
+      const text = compact.replace(`[${note}]`, checks);
+      const got = await parseExportStream(inPieces(text, 5), () => undefined, () => undefined).catch((err: Error) => err);
+      expect(got instanceof NotJsonError, checks).toBe(!ok);
+    }
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const bytes = '{}[],:"\\ 0ae-';
+    // Mostly where the structure is: at a bracket, comma, colon, quote or backslash.
+    const structural = [...base].flatMap((ch, i) => ('{}[],:"\\'.includes(ch) ? [i] : []));
+    for (let round = 0; round < 1500; round++) {
+      const at = random(4) === 0 ? random(base.length) : structural[random(structural.length)]!;
+      const b = bytes[random(bytes.length)]!;
+      const op = random(3);
+      const text = op === 0 ? base.slice(0, at) + base.slice(at + 1) : base.slice(0, at) + b + base.slice(at + (op === 1 ? 0 : 1));
+      let expected: unknown;
+      try {
+        expected = JSON.parse(text);
+      } catch {
+        expected = undefined;
+      }
+      const handed: Array<[unknown, CheckPlace]> = [];
+      let got: Awaited<ReturnType<typeof parseExportStream>> | Error;
+      try {
+        got = await parseExportStream(inPieces(text, 1 + random(64)), (raw, place) => handed.push([raw, place]), () => undefined);
+      } catch (err) {
+        got = err as Error;
+      }
+      const what = `round ${round}: ${JSON.stringify(text.slice(Math.max(0, at - 20), at + 20))}`;
+      if (expected === undefined) {
+        expect(got, what).toBeInstanceOf(NotJsonError);
+        continue;
+      }
+      expect(got, what).not.toBeInstanceOf(Error);
+      const rest = got as Awaited<ReturnType<typeof parseExportStream>>;
+      const isObject = typeof expected === 'object' && expected !== null && !Array.isArray(expected);
+      if (!isObject) {
+        expect(rest.root, what).toBeUndefined();
+        continue;
+      }
+      for (const [raw, { project, index }] of handed) ((rest.root!.projects as any[])[project].checks as unknown[])[index] = raw;
+      expect(rest.root, what).toEqual(expected);
+    }
+  });
+
   it('tells a failed read from bad content', async () => {
     const failing = (async function* () {
       yield Buffer.from('{"format":"checkd-export",');
