@@ -100,7 +100,7 @@ export class Store {
   }
 
   /** Open the data dir `dir`, upgrading an older layout when opened for writing. */
-  static open(dir: string, opts: { readOnly?: boolean } = {}): Store {
+  static open(dir: string, opts: { readOnly?: boolean; mapSize?: number } = {}): Store {
     const db = openDb(dir, opts);
     try {
       upgradeSchema(db, dir, opts);

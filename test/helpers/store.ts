@@ -9,7 +9,7 @@ import { onCleanup } from './cleanup.js';
 import { tempDir } from './temp.js';
 
 /** Store.open, closed at cleanup (closing it earlier as well is fine). */
-export function openStore(path: string, opts?: { readOnly?: boolean }): Store {
+export function openStore(path: string, opts?: { readOnly?: boolean; mapSize?: number }): Store {
   const store = Store.open(path, opts);
   onCleanup(() => store.close());
   return store;

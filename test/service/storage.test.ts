@@ -26,7 +26,7 @@ import { tempDir } from '../helpers/temp.js';
 import { environmentOf } from '../../daemon/store/environment.js';
 
 const MiB = 1024 * 1024;
-/** The initial mapSize of daemon/store/db.ts. */
+/** A map far smaller than daemon/store/db.ts's MAP_SIZE, so that the test can outgrow it. */
 const INITIAL_MAP = 64 * MiB;
 
 const CAN_MOUNT = tmpfsPermitted();
@@ -34,7 +34,7 @@ const CAN_MOUNT = tmpfsPermitted();
 describe('LMDB map size', () => {
   it(`grows by itself: ${(160 * MiB) / MiB} MiB written into a store opened with a ${INITIAL_MAP / MiB} MiB map`, async () => {
     const dir = tempDir('checkd-mapsize-');
-    const store = openStore(dir);
+    const store = openStore(dir, { mapSize: INITIAL_MAP });
     const digests: string[] = [];
     const mapBefore = (environmentOf(store).root.getStats() as { mapSize: number }).mapSize;
     expect(mapBefore).toBeLessThanOrEqual(INITIAL_MAP);
@@ -53,7 +53,7 @@ describe('LMDB map size', () => {
     console.info(`map size ${mapBefore / MiB} MiB -> ${Math.round(mapAfter / MiB)} MiB`);
     await store.close();
     // Reopened (again with the small initial map), every value reads back intact.
-    const again = openStore(dir, { readOnly: true });
+    const again = openStore(dir, { readOnly: true, mapSize: INITIAL_MAP });
     digests.forEach((digest, i) => {
       const v = environmentOf(again).meta.get(`blob-${i}`) as Uint8Array;
       expect(createHash('sha256').update(v).digest('hex'), `blob-${i}`).toBe(digest);
