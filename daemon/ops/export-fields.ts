@@ -154,6 +154,54 @@ export function toJson<R extends object>(record: R, fields: Record<string, Field
   return out;
 }
 
+/**
+ * A check of a validated export as its record: fromJson for CHECK_FIELDS, as
+ * an object literal. An import builds a million of these; Object.fromEntries
+ * takes ~20 times as long for a record of thirty-odd fields. A test holds the
+ * two to the same result.
+ */
+export function checkFromJson(o: Record<string, unknown>, projectId: string): CheckRecord {
+  const check: CheckRecord = {
+    projectId,
+    everStarted: false,
+    uuid: o.uuid as string,
+    badgeKey: o.badge_key as string,
+    createdAt: o.created_at as number,
+    name: o.name as string,
+    slug: o.slug as string,
+    tags: o.tags as string,
+    desc: o.desc as string,
+    kind: o.kind as CheckRecord['kind'],
+    timeout: o.timeout as number,
+    grace: o.grace as number,
+    schedule: o.schedule as string,
+    tz: o.tz as string,
+    manualResume: o.manual_resume as boolean,
+    methods: o.methods as CheckRecord['methods'],
+    startKw: o.start_kw as string,
+    successKw: o.success_kw as string,
+    failureKw: o.failure_kw as string,
+    filterSubject: o.filter_subject as boolean,
+    filterBody: o.filter_body as boolean,
+    filterHttpBody: o.filter_http_body as boolean,
+    filterDefaultFail: o.filter_default_fail as boolean,
+    status: o.status as CheckRecord['status'],
+    lastPing: o.last_ping as number | null,
+    lastStart: o.last_start as number | null,
+    lastStartRid: o.last_start_rid as string | null,
+    lastDuration: o.last_duration as number | null,
+    alertAfter: o.alert_after as number | null,
+    nPings: o.n_pings as number,
+    channels: [...(o.channels as string[])],
+  };
+  if (o.max_duration !== undefined) check.maxDuration = o.max_duration as number;
+  if (o.failure_tolerance !== undefined) check.failureTolerance = o.failure_tolerance as number;
+  if (o.consecutive_failures !== undefined) check.consecutiveFailures = o.consecutive_failures as number;
+  if (o.muted_until !== undefined) check.mutedUntil = o.muted_until as number;
+  if (o.depends_on !== undefined) check.dependsOn = o.depends_on as string;
+  return check;
+}
+
 export function fromJson<R>(obj: Record<string, unknown>, fields: Record<string, FieldRule>, extra: Record<string, unknown>): R {
   const entries = Object.entries(fields)
     .filter(([, rule]) => !rule.optional || obj[rule.json] !== undefined)

@@ -1,8 +1,11 @@
 // `checkd import` reads and validates the whole export before it touches the
-// data dir. Checks are validated one by one as the stream hands them over and
-// kept as records; their raw objects are dropped at once. Everything else (the
-// header, projects, keys, channels) is small and validated at the end, when
-// the project a check belongs to is fully known.
+// data dir. Checks are validated one by one as the stream hands them over;
+// their raw objects are dropped at once. Everything else (the header,
+// projects, keys, channels) is small and validated at the end, when the
+// project a check belongs to is fully known. The import does not keep the
+// checks (a million of them would take gigabytes): it keeps what the
+// validation needs (their ids, for duplicates and conflicts, and the channels
+// they name) and reads the file a second time to write them (transfer.ts).
 import { createReadStream, openSync } from 'node:fs';
 import type { ApiKeyRecord } from '../store/schema.js';
 import { UsageError } from '../cli/admin.js';
@@ -18,6 +21,7 @@ import {
   KEY_FIELDS,
   PROJECT_FIELDS,
   PROJECT_LISTS,
+  checkFromJson,
   fromJson,
   type FieldRule,
 } from './export-fields.js';
@@ -27,15 +31,46 @@ export interface ParsedProject {
   project: ProjectRecord;
   apiKeys: Array<{ digest: string; rec: ApiKeyRecord }>;
   channels: ChannelRecord[];
+  /** Its checks as records, in file order; empty unless the validation kept them. */
   checks: CheckRecord[];
+  /** How many checks it has. */
+  checkCount: number;
+  /** Whether they come in creation order (created_at never decreasing), as an export writes them. */
+  inOrder: boolean;
+}
+
+/** A check of the document by its ids, with the project it goes to. */
+export interface CheckIds {
+  uuid: string;
+  badgeKey: string;
+  projectId: string;
 }
 
 export interface ParsedExport {
   badgeSecret: string | null;
   projects: ParsedProject[];
+  /** Every check's ids, for the conflicts with a data dir; valid once the document is. */
+  checkIds(): Iterable<CheckIds>;
 }
 
 const DOCUMENT_FIELDS = ['format', 'version', 'exported_at', 'badge_secret', 'projects'];
+
+/** What finish returns: the ids of the checks are worked out from the validation's own maps when asked for. */
+class ParsedDocument implements ParsedExport {
+  readonly #checkIds: () => Iterable<CheckIds>;
+
+  constructor(
+    readonly badgeSecret: string | null,
+    readonly projects: ParsedProject[],
+    checkIds: () => Iterable<CheckIds>,
+  ) {
+    this.#checkIds = checkIds;
+  }
+
+  checkIds(): Iterable<CheckIds> {
+    return this.#checkIds();
+  }
+}
 
 /** Problems collected while validating; the first few are reported. */
 class Problems {
@@ -95,17 +130,37 @@ function fail(problems: string[]): never {
   throw new UsageError(`invalid export file, nothing imported:\n  ${shown.join('\n  ')}${more > 0 ? `\n  ... and ${more} more` : ''}`);
 }
 
+/** The channels named by checks that are not kept, by project: [index in the project, channel ids]. */
+type ChannelRefs = Map<number, Array<[number, string[]]>>;
+
 /**
  * The validation of one document, fed as it streams: `header` and `check`
- * while reading, `finish` with what is left at the end.
+ * while reading, `finish` with what is left at the end. With `keepChecks`,
+ * each valid check is also kept as a record (ParsedProject.checks).
  */
 export class ExportValidation {
-  /** Valid checks by project position, then by position in the project (sparse where invalid). */
+  /** Valid checks by project position, then by position in the project (sparse where invalid), when kept. */
   private readonly checks = new Map<number, CheckRecord[]>();
+  private readonly channelRefs: ChannelRefs = new Map();
+  /** Channel ids as first read, so that a million checks naming the same channel hold one string. */
+  private readonly channelIds = new Map<string, string>();
+  /** Per project position: its checks so far, the last created_at and whether they came in order. */
+  private readonly order = new Map<number, { count: number; last: number; inOrder: boolean }>();
   /** Problems of checks by project position, reported after the project's own. */
   private readonly checkProblems = new Map<number, Problems>();
   /** Ids that must be unique in the document, with the path that had them first. */
   private readonly seen = new Map<string, string>();
+  /**
+   * The same for the ids of checks, which are many: the check's number in the
+   * document instead of a path string, per kind of id. `checkUuids` has each
+   * number's uuid and `runs` the project of each run of numbers.
+   */
+  private readonly checkUuidsSeen = new Map<string, number>();
+  private readonly badgeKeysSeen = new Map<string, number>();
+  private readonly checkUuids: string[] = [];
+  private readonly runs: Array<{ from: number; project: number; index: number }> = [];
+
+  constructor(private readonly opts: { keepChecks?: boolean } = { keepChecks: true }) {}
 
   /** A header field as soon as it is read: a wrong format or version stops the read. */
   headerField(field: string, value: unknown): void {
@@ -132,22 +187,64 @@ export class ExportValidation {
     else this.seen.set(k, path);
   }
 
+  /** The path of the check numbered `n` in the document. */
+  private checkPath(n: number): string {
+    let lo = 0;
+    let hi = this.runs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.runs[mid]!.from <= n) lo = mid;
+      else hi = mid - 1;
+    }
+    const run = this.runs[lo]!;
+    return `projects[${run.project}].checks[${run.index + n - run.from}]`;
+  }
+
+  /** A check id that must be unique: `n` is the check's number in the document. */
+  private uniqueCheckId(seen: Map<string, number>, kind: string, field: string, value: unknown, n: number, path: string, problems: Problems): void {
+    if (typeof value !== 'string') return;
+    const first = seen.get(value);
+    if (first !== undefined) problems.add(path, `duplicate ${kind} ${value} (also at ${this.checkPath(first)}.${field})`);
+    else seen.set(value, n);
+  }
+
   /** One check, as the stream hands it over. Its project is filled in by `finish`. */
   check(raw: unknown, { project, index }: CheckPlace): void {
     let problems = this.checkProblems.get(project);
     if (!problems) this.checkProblems.set(project, (problems = new Problems()));
+    const n = this.checkUuids.length;
+    const run = this.runs[this.runs.length - 1];
+    if (!run || run.project !== project || run.index + n - run.from !== index) this.runs.push({ from: n, project, index });
     const cp = `projects[${project}].checks[${index}]`;
+    const uuid = isObject(raw) && typeof raw.uuid === 'string' ? raw.uuid : '';
+    this.checkUuids.push(uuid);
     if (!checkObject(raw, cp, CHECK_FIELDS, [], problems)) return;
-    const check = fromJson<CheckRecord>(raw, CHECK_FIELDS, { projectId: '', everStarted: false });
-    if (check.kind !== 'simple' && (!isValidSchedule(check.schedule, check.tz) || detectScheduleKind(check.schedule) !== check.kind)) {
-      problems.add(`${cp}.schedule`, `not a valid schedule for a ${check.kind} check`);
+    const kind = raw.kind as CheckRecord['kind'];
+    const schedule = raw.schedule as string;
+    const tz = raw.tz as string;
+    if (kind !== 'simple' && (!isValidSchedule(schedule, tz) || detectScheduleKind(schedule) !== kind)) {
+      problems.add(`${cp}.schedule`, `not a valid schedule for a ${kind} check`);
     }
-    if (normalizeTimezone(check.tz) !== check.tz) problems.add(`${cp}.tz`, `not the canonical name (${normalizeTimezone(check.tz)})`);
-    this.unique('check uuid', check.uuid, `${cp}.uuid`, problems);
-    this.unique('check badge key', check.badgeKey, `${cp}.badge_key`, problems);
-    let list = this.checks.get(project);
-    if (!list) this.checks.set(project, (list = []));
-    list[index] = check;
+    if (normalizeTimezone(tz) !== tz) problems.add(`${cp}.tz`, `not the canonical name (${normalizeTimezone(tz)})`);
+    this.uniqueCheckId(this.checkUuidsSeen, 'check uuid', 'uuid', raw.uuid, n, `${cp}.uuid`, problems);
+    this.uniqueCheckId(this.badgeKeysSeen, 'check badge key', 'badge_key', raw.badge_key, n, `${cp}.badge_key`, problems);
+    let order = this.order.get(project);
+    if (!order) this.order.set(project, (order = { count: 0, last: -Infinity, inOrder: true }));
+    const createdAt = raw.created_at as number;
+    if (createdAt < order.last) order.inOrder = false;
+    order.last = createdAt;
+    order.count++;
+    if (this.opts.keepChecks) {
+      let list = this.checks.get(project);
+      if (!list) this.checks.set(project, (list = []));
+      list[index] = checkFromJson(raw, '');
+      return;
+    }
+    const channels = raw.channels as string[];
+    if (channels.length === 0) return;
+    let refs = this.channelRefs.get(project);
+    if (!refs) this.channelRefs.set(project, (refs = []));
+    refs.push([index, channels.map((id) => this.channelIds.get(id) ?? (this.channelIds.set(id, id), id))]);
   }
 
   /** Validate the rest of the document; throws UsageError listing what is wrong. */
@@ -175,7 +272,18 @@ export class ExportValidation {
       if (parsed) projects.push(parsed);
     });
     if (all.length > 0) fail(all);
-    return { badgeSecret: badgeSecret as string | null, projects };
+    return new ParsedDocument(badgeSecret as string | null, projects, () => this.checkIds(projects));
+  }
+
+  private *checkIds(projects: ParsedProject[]): Iterable<CheckIds> {
+    const badgeKeys: string[] = [];
+    for (const [badgeKey, n] of this.badgeKeysSeen) badgeKeys[n] = badgeKey;
+    for (let r = 0; r < this.runs.length; r++) {
+      const { from, project } = this.runs[r]!;
+      const to = r + 1 < this.runs.length ? this.runs[r + 1]!.from : this.checkUuids.length;
+      const projectId = projects[project]!.project.id;
+      for (let n = from; n < to; n++) yield { uuid: this.checkUuids[n]!, badgeKey: badgeKeys[n]!, projectId };
+    }
   }
 
   private project(raw: unknown, i: number, problems: Problems): ParsedProject | null {
@@ -212,42 +320,66 @@ export class ExportValidation {
     const channelIds = new Set(channels.map((c) => c.id));
 
     const checks: CheckRecord[] = [];
+    const dangling = (j: number, ids: string[]) => {
+      for (const id of ids) if (!channelIds.has(id)) problems.add(`${pp}.checks[${j}].channels`, `channel ${id} is not a channel of this project`);
+    };
     (this.checks.get(i) ?? []).forEach((check, j) => {
       check.projectId = project.id;
-      for (const id of check.channels) {
-        if (!channelIds.has(id)) problems.add(`${pp}.checks[${j}].channels`, `channel ${id} is not a channel of this project`);
-      }
+      dangling(j, check.channels);
       checks.push(check);
     });
-    return { project, apiKeys, channels, checks };
+    for (const [j, ids] of this.channelRefs.get(i) ?? []) dangling(j, ids);
+    const order = this.order.get(i);
+    return { project, apiKeys, channels, checks, checkCount: order?.count ?? 0, inOrder: order?.inOrder ?? true };
   }
 }
 
 /**
- * Read, parse and validate an export file (- for standard input), a piece at
- * a time: memory holds the validated records, not the text or the document.
+ * Read, parse and validate an export file, a piece at a time: memory holds
+ * what the validation needs, not the text or the document. Checks are kept as
+ * records only with `keepChecks`.
  */
-export async function readExport(file: string): Promise<ParsedExport> {
-  const source = file === '-' ? 'standard input' : file;
+export async function readExport(file: string, opts: { keepChecks?: boolean; name?: string } = { keepChecks: true }): Promise<ParsedExport> {
+  const validation = new ExportValidation(opts);
+  const rest = await readChecks(
+    file,
+    opts.name ?? file,
+    (raw, place) => validation.check(raw, place),
+    (field, value) => validation.headerField(field, value),
+  );
+  return validation.finish(rest);
+}
+
+/**
+ * Stream the export file `file` (- for standard input) through
+ * parseExportStream, with its errors as UsageErrors that say what is wrong
+ * (`name` is what they call the file).
+ */
+export async function readChecks(
+  file: string,
+  name: string,
+  onCheck: (raw: unknown, place: CheckPlace) => void,
+  onHeader: (field: string, value: unknown) => void = () => undefined,
+  afterChunk?: () => Promise<void> | void,
+): Promise<DocumentRest> {
+  const source = name === '-' ? 'standard input' : name;
   let fd: number;
   try {
     fd = file === '-' ? 0 : openSync(file, 'r');
   } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new UsageError(`cannot read ${name}: ${(err as Error).message}`);
   }
-  const validation = new ExportValidation();
-  let rest: DocumentRest;
   try {
-    rest = await parseExportStream(
-      createReadStream('', { fd, highWaterMark: 1 << 20 }),
-      (raw, place) => validation.check(raw, place),
-      (field, value) => validation.headerField(field, value),
-    );
+    return await parseExportStream(createReadStream('', { fd, highWaterMark: 1 << 20 }), onCheck, onHeader, afterChunk);
   } catch (err) {
     if (err instanceof NotJsonError) throw new UsageError(`${source} is not valid JSON, nothing imported: ${err.message}`);
-    if (err instanceof InputError) throw new UsageError(`cannot read ${file}: ${err.message}`);
+    if (err instanceof InputError) throw new UsageError(`cannot read ${name}: ${err.message}`);
     if (err instanceof RepeatedFieldError) fail([err.message]);
     throw err;
   }
-  return validation.finish(rest);
+}
+
+/** A check of a validated document as the record an import writes (its project id filled in). */
+export function checkRecordOf(raw: unknown, projectId: string): CheckRecord {
+  return checkFromJson(raw as Record<string, unknown>, projectId);
 }

@@ -11,9 +11,11 @@
 // Not exported: the ping log, the flip history and the event log. Checks keep
 // their status fields and n_pings, so an imported check continues where it was.
 import { randomBytes } from 'node:crypto';
-import { constants, renameSync, openSync, fsyncSync, closeSync, rmSync, writeSync } from 'node:fs';
+import { constants, createWriteStream, mkdtempSync, renameSync, openSync, fsyncSync, closeSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { pipeline } from 'node:stream/promises';
 import { dirname, basename, join } from 'node:path';
-import { Store, type ListPosition } from '../store/store.js';
+import { CheckExistsError, Store, type ListPosition } from '../store/store.js';
 import { inspectDataDir } from '../store/db.js';
 import { systemClock } from '../shared/clock.js';
 import { UsageError, type Output } from '../cli/admin.js';
@@ -29,7 +31,8 @@ import {
   type ExportedApiKey,
   type Json,
 } from './export-fields.js';
-import { readExport, type ParsedExport } from './import-read.js';
+import { checkRecordOf, readChecks, readExport, type ParsedExport } from './import-read.js';
+import type { CheckRecord } from '../domain/types.js';
 
 // ---- export ---------------------------------------------------------------
 
@@ -212,7 +215,12 @@ export interface ImportSummary {
  * Every id of the document that is already taken in the store, other than by
  * a project being replaced. Read before the first write.
  */
-function findConflicts(store: Store, parsed: ParsedExport, replace: boolean): { conflicts: string[]; replaced: Set<string> } {
+function findConflicts(
+  store: Store,
+  parsed: ParsedExport,
+  replace: boolean,
+  { checks = true }: { checks?: boolean } = {},
+): { conflicts: string[]; replaced: Set<string> } {
   const replaced = new Set<string>();
   const conflicts: string[] = [];
   for (const { project } of parsed.projects) {
@@ -226,17 +234,49 @@ function findConflicts(store: Store, parsed: ParsedExport, replace: boolean): { 
   const takenBy = (owner: string | undefined, what: string) => {
     if (owner !== undefined && !replaced.has(owner) && !refused.has(owner)) conflicts.push(`${what} is already used by project ${owner}`);
   };
-  for (const { project, apiKeys, channels, checks } of parsed.projects) {
+  for (const { project, apiKeys, channels } of parsed.projects) {
     takenBy(store.projectByPingKey(project.pingKey)?.id, `ping key of project ${project.id}`);
     takenBy(store.projectByBadgeKey(project.badgeKey)?.id, `badge key of project ${project.id}`);
     for (const k of apiKeys) takenBy(store.apiKeyByDigest(k.digest)?.projectId, `API key ${k.digest.slice(0, 12)}... of project ${project.id}`);
     for (const c of channels) takenBy(store.getChannel(c.id)?.projectId, `channel ${c.id}`);
-    for (const c of checks) {
-      takenBy(store.getCheck(c.uuid)?.projectId, `check ${c.uuid}`);
-      takenBy(store.checkByBadgeKey(c.badgeKey)?.projectId, `badge key of check ${c.uuid}`);
-    }
+  }
+  if (checks) for (const c of parsed.checkIds()) {
+    takenBy(store.getCheck(c.uuid)?.projectId, `check ${c.uuid}`);
+    takenBy(store.checkByBadgeKey(c.badgeKey)?.projectId, `badge key of check ${c.uuid}`);
   }
   return { conflicts, replaced };
+}
+
+function refuse(conflicts: string[]): never {
+  const shown = conflicts.slice(0, 20);
+  throw new UsageError(
+    `refusing to import, nothing written:\n  ${shown.join('\n  ')}${conflicts.length > 20 ? `\n  ... and ${conflicts.length - 20} more` : ''}`,
+  );
+}
+
+/**
+ * Checks written per transaction. An import writes its checks in parts, so
+ * that neither the file's checks nor one transaction's pages are ever all in
+ * memory; each part is small enough for that and large enough that commits
+ * are few.
+ */
+const IMPORT_PART = 5000;
+
+/**
+ * Standard input cannot be read twice: it is copied to a file of our own
+ * first (0600, next to nothing else), which is removed afterwards.
+ */
+async function rereadable(file: string): Promise<{ path: string; cleanup(): void }> {
+  if (file !== '-') return { path: file, cleanup: () => undefined };
+  const dir = mkdtempSync(join(tmpdir(), 'checkd-import-'));
+  const path = join(dir, 'stdin.json');
+  try {
+    await pipeline(process.stdin, createWriteStream(path, { mode: 0o600 }));
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new UsageError(`cannot read standard input: ${(err as Error).message}`);
+  }
+  return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export async function importData(
@@ -245,22 +285,43 @@ export async function importData(
   opts: { replace: boolean },
   output: Output,
 ): Promise<ImportSummary> {
-  // All of the input is checked before the data dir is even opened.
-  const parsed = await readExport(file);
+  const input = await rereadable(file);
+  try {
+    return await importFile(dataDir, input.path, file, opts, output);
+  } finally {
+    input.cleanup();
+  }
+}
+
+/**
+ * The import of an export file, read twice: first to validate all of it
+ * before the data dir is even opened, keeping only ids (readExport); then,
+ * with the ids checked against the data dir, to write it. The projects, their
+ * keys and channels go in the first transaction, their checks in the
+ * following ones, IMPORT_PART at a time, in file order (an export lists
+ * checks in creation order; a project whose checks come otherwise is sorted
+ * first, in memory).
+ *
+ * Invalid input or a conflict writes nothing. A failure once writing has
+ * begun (a full disk, a kill) leaves the projects with the checks written so
+ * far; importing the file again with --replace completes it.
+ */
+async function importFile(dataDir: string, path: string, name: string, opts: { replace: boolean }, output: Output): Promise<ImportSummary> {
+  const parsed = await readExport(path, { keepChecks: false, name });
   inspectDataDir(dataDir); // throws DataDirError (exit 2) for an unusable dir
   const store = Store.open(dataDir);
   const now = systemClock.now();
   let summary: ImportSummary;
   try {
+    // The checks' ids are looked up before the transaction, which would hold
+    // the write lock (and a running daemon's pings) meanwhile; the rest is
+    // looked up again inside it, where nothing can come in between. (A
+    // transaction callback must not throw after a write: validation first.)
+    const first = findConflicts(store, parsed, opts.replace);
+    if (first.conflicts.length > 0) refuse(first.conflicts);
     summary = await store.transact(() => {
-      // Validation first: a transaction callback must not throw after a write.
-      const { conflicts, replaced } = findConflicts(store, parsed, opts.replace);
-      if (conflicts.length > 0) {
-        const shown = conflicts.slice(0, 20);
-        throw new UsageError(
-          `refusing to import, nothing written:\n  ${shown.join('\n  ')}${conflicts.length > 20 ? `\n  ... and ${conflicts.length - 20} more` : ''}`,
-        );
-      }
+      const { conflicts, replaced } = findConflicts(store, parsed, opts.replace, { checks: false });
+      if (conflicts.length > 0) refuse(conflicts);
       for (const id of replaced) store.deleteProjectInTxn(id, now);
       let badge: ImportSummary['badge_secret'] = 'none';
       if (parsed.badgeSecret !== null) {
@@ -270,7 +331,6 @@ export async function importData(
           badge = 'imported';
         } else badge = current === parsed.badgeSecret ? 'imported' : 'kept';
       }
-      let checks = 0;
       let channels = 0;
       let keys = 0;
       for (const p of parsed.projects) {
@@ -279,19 +339,17 @@ export async function importData(
         store.insertProjectInTxn(p.project, now);
         for (const c of [...p.channels].sort((a, b) => a.createdAt - b.createdAt)) store.insertChannelInTxn(c, now);
         channels += p.channels.length;
-        // In creation order: the project index keeps list order by created_at.
-        for (const c of [...p.checks].sort((a, b) => a.createdAt - b.createdAt)) store.insertCheckInTxn(c, now);
-        checks += p.checks.length;
       }
       return {
         projects: parsed.projects.length,
-        checks,
+        checks: parsed.projects.reduce((n, p) => n + p.checkCount, 0),
         channels,
         api_keys: keys,
         replaced: [...replaced],
         badge_secret: badge,
       };
     });
+    await writeChecks(store, path, name, parsed, now);
   } finally {
     await store.close();
   }
@@ -306,4 +364,60 @@ export async function importData(
     ].join('\n'),
   );
   return summary;
+}
+
+/**
+ * The second read of the file: its checks, written IMPORT_PART per
+ * transaction. The file was validated by the first read; should it have
+ * changed since, a check that is not where the first read saw it stops the
+ * import.
+ */
+async function writeChecks(store: Store, path: string, name: string, parsed: ParsedExport, now: number): Promise<void> {
+  const expected = parsed.checkIds()[Symbol.iterator]();
+  let part: CheckRecord[] = [];
+  /** Projects whose checks are out of creation order: all of them, sorted at the end. */
+  const unordered = new Map<number, CheckRecord[]>();
+  let written = 0;
+  const changed = () => new OpsError(`${name} changed while it was imported: ${written} check(s) were written; import it again with --replace`);
+  const flush = async (checks: CheckRecord[]) => {
+    if (checks.length === 0) return;
+    try {
+      // A check that exists by now (written by another writer meanwhile) is not overwritten.
+      await store.transact(() => store.insertChecksInTxn(checks, now, { refuseExisting: true }));
+    } catch (err) {
+      const why = err instanceof CheckExistsError ? `check ${err.uuid} was created meanwhile` : (err as Error).message;
+      throw new OpsError(`import stopped: ${why}; ${written} of the checks were written, import the file again with --replace`);
+    }
+    written += checks.length;
+  };
+  await readChecks(
+    path,
+    name,
+    (raw, { project }) => {
+      const p = parsed.projects[project];
+      const next = expected.next();
+      if (!p || next.done || next.value.uuid !== (raw as { uuid?: unknown }).uuid) throw changed();
+      const check = checkRecordOf(raw, p.project.id);
+      if (p.inOrder) part.push(check);
+      else {
+        const list = unordered.get(project);
+        if (list) list.push(check);
+        else unordered.set(project, [check]);
+      }
+    },
+    undefined,
+    async () => {
+      if (part.length < IMPORT_PART) return;
+      const full = part;
+      part = [];
+      await flush(full);
+    },
+  );
+  if (!expected.next().done) throw changed();
+  await flush(part);
+  for (const checks of unordered.values()) {
+    // Stable: checks created in the same millisecond keep their order in the file.
+    checks.sort((a, b) => a.createdAt - b.createdAt);
+    for (let i = 0; i < checks.length; i += IMPORT_PART) await flush(checks.slice(i, i + IMPORT_PART));
+  }
 }

@@ -115,7 +115,12 @@ const edits = (db: Db) => forWriting(db.checkEdits, 'the check edit counters');
  * change only that, and leave the counter alone).
  */
 export function noteCheckEdit(db: Db, projectId: string): void {
-  edits(db).put(projectId, (edits(db).get(projectId) ?? 0) + 1);
+  noteCheckEdits(db, projectId, 1);
+}
+
+/** Inside a write transaction: `n` edits at once (an import's checks), as `n` noteCheckEdit calls would count them. */
+export function noteCheckEdits(db: Db, projectId: string, n: number): void {
+  if (n > 0) edits(db).put(projectId, (edits(db).get(projectId) ?? 0) + n);
 }
 
 /** The project's edit counter; null when the data dir has none (opened read-only from before them). */

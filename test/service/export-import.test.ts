@@ -10,7 +10,8 @@ import { runCli, runCliJson, startChild, type ChildDaemon } from '../helpers/chi
 import { setupSuite } from '../helpers/cleanup.js';
 import { api } from '../helpers/http.js';
 import { CHECKD_BIN } from '../helpers/paths.js';
-import { openStore } from '../helpers/store.js';
+import { openStore, openTempStore, plantChecks } from '../helpers/store.js';
+import { writeExport } from '../../daemon/ops/transfer.js';
 import { tempDir } from '../helpers/temp.js';
 
 interface Project {
@@ -255,6 +256,36 @@ describe('import', () => {
     // A missing file and a missing argument are usage errors too.
     expect((await runCli(['import', '--data-dir', existing, join(tmp, 'nope.json')])).code).toBe(2);
     expect((await runCli(['import', '--data-dir', existing])).code).toBe(2);
+  }, 60_000);
+
+  it('writes many checks in parts: each once, in creation order, counted, with its event', async () => {
+    // More checks than one transaction of the import takes, in two projects; the
+    // second project's checks come out of creation order in the file.
+    const { store } = openTempStore('checkd-import-parts-');
+    const T0 = Date.UTC(2026, 10, 25);
+    const a = (await store.createProject({ name: 'many', checkLimit: 20_000, pingLogLimit: 10 }, T0)).project;
+    const b = (await store.createProject({ name: 'shuffled', checkLimit: 100, pingLogLimit: 10 }, T0)).project;
+    const many = await plantChecks(store, a.id, 12_345, { createdAt: T0, shape: (c, i) => Object.assign(c, { name: `n${i}`, slug: `s${i % 7}` }) });
+    const few = await plantChecks(store, b.id, 50, { createdAt: T0 + 5 });
+    const pieces: string[] = [];
+    writeExport(store, (t) => pieces.push(t), T0);
+    const doc = JSON.parse(pieces.join(''));
+    const shuffled = doc.projects.find((x: { id: string }) => x.id === b.id);
+    shuffled.checks.reverse();
+    const file = join(tmp, 'many.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const target = join(tmp, 'many');
+    expect(await runCliJson(['import', '--data-dir', target, file])).toMatchObject({ projects: 2, checks: 12_395 });
+    const s = openStore(target, { readOnly: true });
+    expect(s.listChecks(a.id).map((c) => c.uuid)).toEqual(many.map((c) => c.uuid));
+    expect(s.listChecks(b.id).map((c) => c.uuid)).toEqual(few.map((c) => c.uuid));
+    expect(s.listChecks(a.id)[12_344]).toEqual({ ...many[12_344], everStarted: false });
+    expect([s.countChecks(a.id), s.countChecks(b.id)]).toEqual([12_345, 50]);
+    expect(s.checksBySlug(a.id, 's3')).toHaveLength(1764);
+    expect(s.checkByBadgeKey(many[777]!.badgeKey)?.uuid).toBe(many[777]!.uuid);
+    const created = s.eventsAfter(0, 20_000).filter((e) => e.type === 'check.created');
+    expect(created).toHaveLength(12_395);
+    expect(new Set(created.map((e) => e.checkUuid)).size).toBe(12_395);
   }, 60_000);
 
   it('reads standard input with -', async () => {

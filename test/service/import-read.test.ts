@@ -8,6 +8,9 @@ import { ExportValidation, type ParsedExport } from '../../daemon/ops/import-rea
 import { InputError, NotJsonError, RepeatedFieldError, parseExportStream, type CheckPlace } from '../../daemon/ops/export-parse.js';
 import { UsageError } from '../../daemon/cli/admin.js';
 import { openTempStore, plantChecks } from '../helpers/store.js';
+import { CHECK_FIELDS, checkFromJson, fromJson, toJson } from '../../daemon/ops/export-fields.js';
+import { newCheck } from '../../daemon/domain/check-input.js';
+import type { CheckRecord } from '../../daemon/domain/types.js';
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 
@@ -235,6 +238,27 @@ describe('reading an export as a stream', () => {
       for (const [raw, { project, index }] of handed) ((rest.root!.projects as any[])[project].checks as unknown[])[index] = raw;
       expect(rest.root, what).toEqual(expected);
     }
+  });
+
+  it('builds a check record as the field table says, optional fields included', () => {
+    const full = {
+      ...toJson(newCheck({ uuid: crypto.randomUUID(), badgeKey: crypto.randomUUID(), projectId: '', createdAt: T0 }), CHECK_FIELDS),
+      channels: [crypto.randomUUID()],
+      max_duration: 600,
+      failure_tolerance: 3,
+      consecutive_failures: 1,
+      muted_until: T0 + 1,
+      depends_on: crypto.randomUUID(),
+    };
+    const bare = toJson(newCheck({ uuid: crypto.randomUUID(), badgeKey: crypto.randomUUID(), projectId: '', createdAt: T0 }), CHECK_FIELDS);
+    for (const raw of [full, bare]) {
+      const generic = fromJson<CheckRecord>(raw, CHECK_FIELDS, { projectId: 'p', everStarted: false });
+      const built = checkFromJson(raw, 'p');
+      expect(built).toEqual(generic);
+      expect(Object.keys(built)).toEqual(Object.keys(generic)); // the same order: the same msgpack structure
+      expect(built.channels).not.toBe(raw.channels);
+    }
+    expect(Object.keys(checkFromJson(full, 'p'))).toEqual(['projectId', 'everStarted', ...Object.keys(CHECK_FIELDS)]);
   });
 
   it('tells a failed read from bad content', async () => {
