@@ -18,6 +18,12 @@ export interface CheckPlace {
   index: number;
 }
 
+/** Where a check's text is in the input: its first byte and its length in bytes. */
+export interface CheckSpan {
+  offset: number;
+  length: number;
+}
+
 /** The document once every check was handed on: checks arrays are left empty. */
 export interface DocumentRest {
   /** The top-level object, or undefined if the document is not an object. */
@@ -133,6 +139,10 @@ class ExportScanner {
   /** Pieces of the captured text from earlier chunks, and where it starts in this one. */
   private capturePieces: Buffer[] = [];
   private captureFrom = 0;
+  /** Where the captured text starts in the input. */
+  private captureOffset = 0;
+  /** Bytes of the input before the current chunk. */
+  private base = 0;
   /** A header field whose value is to be captured next. */
   private pendingHeader: string | null = null;
 
@@ -141,7 +151,7 @@ class ExportScanner {
   private restFrom = 0;
 
   constructor(
-    private readonly onCheck: (raw: unknown, place: CheckPlace) => void,
+    private readonly onCheck: (raw: unknown, place: CheckPlace, span: CheckSpan) => void,
     private readonly onHeader: (field: string, value: unknown) => void,
   ) {}
 
@@ -232,6 +242,7 @@ class ExportScanner {
     }
     if (this.restFrom !== -1 && this.restFrom < len) this.rest.push(Buffer.from(buf.subarray(this.restFrom, len)));
     if (this.capture !== Capture.None && this.captureFrom < len) this.capturePieces.push(buf.subarray(this.captureFrom, len));
+    this.base += len;
   }
 
   end(): DocumentRest {
@@ -351,18 +362,20 @@ class ExportScanner {
       return;
     }
     const place = { project: this.project, index: this.checkCount };
+    const span = { offset: this.captureOffset, length: this.base + end - this.captureOffset };
     const raw = parseJson(this.takeCapture(buf, end), `projects[${place.project}].checks[${place.index}]`);
     this.checkCount++;
     this.sep = Sep.After;
     this.checksHanded = true;
     this.projectsHanded = true;
-    this.onCheck(raw, place);
+    this.onCheck(raw, place, span);
   }
 
   private startCapture(what: Capture, i: number): void {
     this.capture = what;
     this.captureDepth = this.roles.length;
     this.captureFrom = i;
+    this.captureOffset = this.base + i;
     this.capturePieces = [];
   }
 
@@ -423,17 +436,15 @@ class ExportScanner {
 
 /**
  * Parse the document from `chunks`. Each check is passed to `onCheck` with
- * its place; `onHeader` gets each top-level header field as soon as it is
- * read (so that a wrong format can stop the read early). An error thrown by
- * either callback ends the read and is rethrown as it is. `afterChunk`, if
- * given, is awaited after each chunk: a reader that writes what it was handed
- * does it there, so the file is read no faster than it is written.
+ * its place and where its text is in the input; `onHeader` gets each
+ * top-level header field as soon as it is read (so that a wrong format can
+ * stop the read early). An error thrown by either callback ends the read and
+ * is rethrown as it is.
  */
 export async function parseExportStream(
   chunks: AsyncIterable<Buffer | string>,
-  onCheck: (raw: unknown, place: CheckPlace) => void,
+  onCheck: (raw: unknown, place: CheckPlace, span: CheckSpan) => void,
   onHeader: (field: string, value: unknown) => void,
-  afterChunk?: () => Promise<void> | void,
 ): Promise<DocumentRest> {
   const scanner = new ExportScanner(onCheck, onHeader);
   const input = chunks[Symbol.asyncIterator]();
@@ -447,7 +458,6 @@ export async function parseExportStream(
       }
       if (next.done) break;
       scanner.write(typeof next.value === 'string' ? Buffer.from(next.value) : next.value);
-      await afterChunk?.();
     }
     return scanner.end();
   } catch (err) {

@@ -25,7 +25,7 @@ import {
   fromJson,
   type FieldRule,
 } from './export-fields.js';
-import { InputError, NotJsonError, RepeatedFieldError, parseExportStream, type CheckPlace, type DocumentRest } from './export-parse.js';
+import { InputError, NotJsonError, RepeatedFieldError, parseExportStream, type CheckPlace, type CheckSpan, type DocumentRest } from './export-parse.js';
 
 export interface ParsedProject {
   project: ProjectRecord;
@@ -35,42 +35,14 @@ export interface ParsedProject {
   checks: CheckRecord[];
   /** How many checks it has. */
   checkCount: number;
-  /** Whether they come in creation order (created_at never decreasing), as an export writes them. */
-  inOrder: boolean;
-}
-
-/** A check of the document by its ids, with the project it goes to. */
-export interface CheckIds {
-  uuid: string;
-  badgeKey: string;
-  projectId: string;
 }
 
 export interface ParsedExport {
   badgeSecret: string | null;
   projects: ParsedProject[];
-  /** Every check's ids, for the conflicts with a data dir; valid once the document is. */
-  checkIds(): Iterable<CheckIds>;
 }
 
 const DOCUMENT_FIELDS = ['format', 'version', 'exported_at', 'badge_secret', 'projects'];
-
-/** What finish returns: the ids of the checks are worked out from the validation's own maps when asked for. */
-class ParsedDocument implements ParsedExport {
-  readonly #checkIds: () => Iterable<CheckIds>;
-
-  constructor(
-    readonly badgeSecret: string | null,
-    readonly projects: ParsedProject[],
-    checkIds: () => Iterable<CheckIds>,
-  ) {
-    this.#checkIds = checkIds;
-  }
-
-  checkIds(): Iterable<CheckIds> {
-    return this.#checkIds();
-  }
-}
 
 /** Problems collected while validating; the first few are reported. */
 class Problems {
@@ -144,8 +116,8 @@ export class ExportValidation {
   private readonly channelRefs: ChannelRefs = new Map();
   /** Channel ids as first read, so that a million checks naming the same channel hold one string. */
   private readonly channelIds = new Map<string, string>();
-  /** Per project position: its checks so far, the last created_at and whether they came in order. */
-  private readonly order = new Map<number, { count: number; last: number; inOrder: boolean }>();
+  /** Valid checks so far by project position. */
+  private readonly counts = new Map<number, number>();
   /** Problems of checks by project position, reported after the project's own. */
   private readonly checkProblems = new Map<number, Problems>();
   /** Ids that must be unique in the document, with the path that had them first. */
@@ -153,11 +125,11 @@ export class ExportValidation {
   /**
    * The same for the ids of checks, which are many: the check's number in the
    * document instead of a path string, per kind of id. `checkUuids` has each
-   * number's uuid and `runs` the project of each run of numbers.
+   * `runs` has the place of each run of numbers.
    */
   private readonly checkUuidsSeen = new Map<string, number>();
   private readonly badgeKeysSeen = new Map<string, number>();
-  private readonly checkUuids: string[] = [];
+  private handed = 0;
   private readonly runs: Array<{ from: number; project: number; index: number }> = [];
 
   constructor(private readonly opts: { keepChecks?: boolean } = { keepChecks: true }) {}
@@ -212,12 +184,10 @@ export class ExportValidation {
   check(raw: unknown, { project, index }: CheckPlace): void {
     let problems = this.checkProblems.get(project);
     if (!problems) this.checkProblems.set(project, (problems = new Problems()));
-    const n = this.checkUuids.length;
+    const n = this.handed++;
     const run = this.runs[this.runs.length - 1];
     if (!run || run.project !== project || run.index + n - run.from !== index) this.runs.push({ from: n, project, index });
     const cp = `projects[${project}].checks[${index}]`;
-    const uuid = isObject(raw) && typeof raw.uuid === 'string' ? raw.uuid : '';
-    this.checkUuids.push(uuid);
     if (!checkObject(raw, cp, CHECK_FIELDS, [], problems)) return;
     const kind = raw.kind as CheckRecord['kind'];
     const schedule = raw.schedule as string;
@@ -228,12 +198,7 @@ export class ExportValidation {
     if (normalizeTimezone(tz) !== tz) problems.add(`${cp}.tz`, `not the canonical name (${normalizeTimezone(tz)})`);
     this.uniqueCheckId(this.checkUuidsSeen, 'check uuid', 'uuid', raw.uuid, n, `${cp}.uuid`, problems);
     this.uniqueCheckId(this.badgeKeysSeen, 'check badge key', 'badge_key', raw.badge_key, n, `${cp}.badge_key`, problems);
-    let order = this.order.get(project);
-    if (!order) this.order.set(project, (order = { count: 0, last: -Infinity, inOrder: true }));
-    const createdAt = raw.created_at as number;
-    if (createdAt < order.last) order.inOrder = false;
-    order.last = createdAt;
-    order.count++;
+    this.counts.set(project, (this.counts.get(project) ?? 0) + 1);
     if (this.opts.keepChecks) {
       let list = this.checks.get(project);
       if (!list) this.checks.set(project, (list = []));
@@ -272,18 +237,7 @@ export class ExportValidation {
       if (parsed) projects.push(parsed);
     });
     if (all.length > 0) fail(all);
-    return new ParsedDocument(badgeSecret as string | null, projects, () => this.checkIds(projects));
-  }
-
-  private *checkIds(projects: ParsedProject[]): Iterable<CheckIds> {
-    const badgeKeys: string[] = [];
-    for (const [badgeKey, n] of this.badgeKeysSeen) badgeKeys[n] = badgeKey;
-    for (let r = 0; r < this.runs.length; r++) {
-      const { from, project } = this.runs[r]!;
-      const to = r + 1 < this.runs.length ? this.runs[r + 1]!.from : this.checkUuids.length;
-      const projectId = projects[project]!.project.id;
-      for (let n = from; n < to; n++) yield { uuid: this.checkUuids[n]!, badgeKey: badgeKeys[n]!, projectId };
-    }
+    return { badgeSecret: badgeSecret as string | null, projects };
   }
 
   private project(raw: unknown, i: number, problems: Problems): ParsedProject | null {
@@ -329,22 +283,29 @@ export class ExportValidation {
       checks.push(check);
     });
     for (const [j, ids] of this.channelRefs.get(i) ?? []) dangling(j, ids);
-    const order = this.order.get(i);
-    return { project, apiKeys, channels, checks, checkCount: order?.count ?? 0, inOrder: order?.inOrder ?? true };
+    return { project, apiKeys, channels, checks, checkCount: this.counts.get(i) ?? 0 };
   }
 }
 
 /**
  * Read, parse and validate an export file, a piece at a time: memory holds
  * what the validation needs, not the text or the document. Checks are kept as
- * records only with `keepChecks`.
+ * records only with `keepChecks`; `also` is handed each check after its
+ * validation (valid or not: it is the caller's to use once the document is).
+ * `name` is what messages call the file.
  */
-export async function readExport(file: string, opts: { keepChecks?: boolean; name?: string } = { keepChecks: true }): Promise<ParsedExport> {
+export async function readExport(
+  file: string,
+  opts: { keepChecks?: boolean; name?: string; also?: (raw: unknown, place: CheckPlace, span: CheckSpan) => void } = { keepChecks: true },
+): Promise<ParsedExport> {
   const validation = new ExportValidation(opts);
   const rest = await readChecks(
     file,
     opts.name ?? file,
-    (raw, place) => validation.check(raw, place),
+    (raw, place, span) => {
+      validation.check(raw, place);
+      opts.also?.(raw, place, span);
+    },
     (field, value) => validation.headerField(field, value),
   );
   return validation.finish(rest);
@@ -355,12 +316,11 @@ export async function readExport(file: string, opts: { keepChecks?: boolean; nam
  * parseExportStream, with its errors as UsageErrors that say what is wrong
  * (`name` is what they call the file).
  */
-export async function readChecks(
+async function readChecks(
   file: string,
   name: string,
-  onCheck: (raw: unknown, place: CheckPlace) => void,
-  onHeader: (field: string, value: unknown) => void = () => undefined,
-  afterChunk?: () => Promise<void> | void,
+  onCheck: (raw: unknown, place: CheckPlace, span: CheckSpan) => void,
+  onHeader: (field: string, value: unknown) => void,
 ): Promise<DocumentRest> {
   const source = name === '-' ? 'standard input' : name;
   let fd: number;
@@ -370,16 +330,11 @@ export async function readChecks(
     throw new UsageError(`cannot read ${name}: ${(err as Error).message}`);
   }
   try {
-    return await parseExportStream(createReadStream('', { fd, highWaterMark: 1 << 20 }), onCheck, onHeader, afterChunk);
+    return await parseExportStream(createReadStream('', { fd, highWaterMark: 1 << 20 }), onCheck, onHeader);
   } catch (err) {
     if (err instanceof NotJsonError) throw new UsageError(`${source} is not valid JSON, nothing imported: ${err.message}`);
     if (err instanceof InputError) throw new UsageError(`cannot read ${name}: ${err.message}`);
     if (err instanceof RepeatedFieldError) fail([err.message]);
     throw err;
   }
-}
-
-/** A check of a validated document as the record an import writes (its project id filled in). */
-export function checkRecordOf(raw: unknown, projectId: string): CheckRecord {
-  return checkFromJson(raw as Record<string, unknown>, projectId);
 }

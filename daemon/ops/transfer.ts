@@ -31,8 +31,8 @@ import {
   type ExportedApiKey,
   type Json,
 } from './export-fields.js';
-import { checkRecordOf, readChecks, readExport, type ParsedExport } from './import-read.js';
-import type { CheckRecord } from '../domain/types.js';
+import { readExport, type ParsedExport } from './import-read.js';
+import { ImportChecks } from './import-checks.js';
 
 // ---- export ---------------------------------------------------------------
 
@@ -213,14 +213,10 @@ export interface ImportSummary {
 
 /**
  * Every id of the document that is already taken in the store, other than by
- * a project being replaced. Read before the first write.
+ * a project being replaced. Read before the first write; `checks` are the
+ * file's checks (none: their ids are not looked at).
  */
-function findConflicts(
-  store: Store,
-  parsed: ParsedExport,
-  replace: boolean,
-  { checks = true }: { checks?: boolean } = {},
-): { conflicts: string[]; replaced: Set<string> } {
+function findConflicts(store: Store, parsed: ParsedExport, replace: boolean, checks: ImportChecks | null): { conflicts: string[]; replaced: Set<string> } {
   const replaced = new Set<string>();
   const conflicts: string[] = [];
   for (const { project } of parsed.projects) {
@@ -240,9 +236,9 @@ function findConflicts(
     for (const k of apiKeys) takenBy(store.apiKeyByDigest(k.digest)?.projectId, `API key ${k.digest.slice(0, 12)}... of project ${project.id}`);
     for (const c of channels) takenBy(store.getChannel(c.id)?.projectId, `channel ${c.id}`);
   }
-  if (checks) for (const c of parsed.checkIds()) {
-    takenBy(store.getCheck(c.uuid)?.projectId, `check ${c.uuid}`);
-    takenBy(store.checkByBadgeKey(c.badgeKey)?.projectId, `badge key of check ${c.uuid}`);
+  for (let n = 0; n < (checks?.count ?? 0); n++) {
+    takenBy(store.getCheck(checks!.uuid[n]!)?.projectId, `check ${checks!.uuid[n]}`);
+    takenBy(store.checkByBadgeKey(checks!.badgeKey[n]!)?.projectId, `badge key of check ${checks!.uuid[n]}`);
   }
   return { conflicts, replaced };
 }
@@ -255,16 +251,8 @@ function refuse(conflicts: string[]): never {
 }
 
 /**
- * Checks written per transaction. An import writes its checks in parts, so
- * that neither the file's checks nor one transaction's pages are ever all in
- * memory; each part is small enough for that and large enough that commits
- * are few.
- */
-const IMPORT_PART = 5000;
-
-/**
  * Standard input cannot be read twice: it is copied to a file of our own
- * first (0600, next to nothing else), which is removed afterwards.
+ * first (0600, in a directory of its own), which is removed afterwards.
  */
 async function rereadable(file: string): Promise<{ path: string; cleanup(): void }> {
   if (file !== '-') return { path: file, cleanup: () => undefined };
@@ -294,130 +282,83 @@ export async function importData(
 }
 
 /**
- * The import of an export file, read twice: first to validate all of it
- * before the data dir is even opened, keeping only ids (readExport); then,
- * with the ids checked against the data dir, to write it. The projects, their
- * keys and channels go in the first transaction, their checks in the
- * following ones, IMPORT_PART at a time, in file order (an export lists
- * checks in creation order; a project whose checks come otherwise is sorted
- * first, in memory).
+ * The import of an export file: read and validated whole before the data dir
+ * is even opened, keeping of each check only its keys and where it is in the
+ * file (import-checks.ts); then, its ids checked against the data dir, the
+ * projects with their keys and channels written in one transaction, and the
+ * checks in the store's bulk load, which reads each back from the file.
  *
- * Invalid input or a conflict writes nothing. A failure once writing has
- * begun (a full disk, a kill) leaves the projects with the checks written so
- * far; importing the file again with --replace completes it.
+ * Invalid input or a conflict writes nothing. A failure once the checks are
+ * being written (a full disk, a kill) leaves the projects with part of their
+ * checks; importing the file again with --replace completes it.
  */
 async function importFile(dataDir: string, path: string, name: string, opts: { replace: boolean }, output: Output): Promise<ImportSummary> {
-  const parsed = await readExport(path, { keepChecks: false, name });
-  inspectDataDir(dataDir); // throws DataDirError (exit 2) for an unusable dir
-  const store = Store.open(dataDir);
-  const now = systemClock.now();
-  let summary: ImportSummary;
+  const checks = new ImportChecks(path, name);
   try {
-    // The checks' ids are looked up before the transaction, which would hold
-    // the write lock (and a running daemon's pings) meanwhile; the rest is
-    // looked up again inside it, where nothing can come in between. (A
-    // transaction callback must not throw after a write: validation first.)
-    const first = findConflicts(store, parsed, opts.replace);
-    if (first.conflicts.length > 0) refuse(first.conflicts);
-    summary = await store.transact(() => {
-      const { conflicts, replaced } = findConflicts(store, parsed, opts.replace, { checks: false });
-      if (conflicts.length > 0) refuse(conflicts);
-      for (const id of replaced) store.deleteProjectInTxn(id, now);
-      let badge: ImportSummary['badge_secret'] = 'none';
-      if (parsed.badgeSecret !== null) {
-        const current = store.currentBadgeSecret();
-        if (current === undefined) {
-          store.setBadgeSecretInTxn(parsed.badgeSecret);
-          badge = 'imported';
-        } else badge = current === parsed.badgeSecret ? 'imported' : 'kept';
-      }
-      let channels = 0;
-      let keys = 0;
-      for (const p of parsed.projects) {
-        for (const k of p.apiKeys) store.insertApiKeyInTxn(k.digest, k.rec);
-        keys += p.apiKeys.length;
-        store.insertProjectInTxn(p.project, now);
-        for (const c of [...p.channels].sort((a, b) => a.createdAt - b.createdAt)) store.insertChannelInTxn(c, now);
-        channels += p.channels.length;
-      }
-      return {
-        projects: parsed.projects.length,
-        checks: parsed.projects.reduce((n, p) => n + p.checkCount, 0),
-        channels,
-        api_keys: keys,
-        replaced: [...replaced],
-        badge_secret: badge,
-      };
-    });
-    await writeChecks(store, path, name, parsed, now);
-  } finally {
-    await store.close();
-  }
-  output.print(
-    { ...summary },
-    [
-      `imported ${summary.projects} project(s), ${summary.checks} check(s), ${summary.channels} channel(s), ${summary.api_keys} API key(s) into ${dataDir}`,
-      ...(summary.replaced.length > 0 ? [`  replaced: ${summary.replaced.join(', ')}`] : []),
-      ...(summary.badge_secret === 'kept'
-        ? ['  note: this data dir has its own badge secret; badge URLs of the imported projects changed']
-        : []),
-    ].join('\n'),
-  );
-  return summary;
-}
-
-/**
- * The second read of the file: its checks, written IMPORT_PART per
- * transaction. The file was validated by the first read; should it have
- * changed since, a check that is not where the first read saw it stops the
- * import.
- */
-async function writeChecks(store: Store, path: string, name: string, parsed: ParsedExport, now: number): Promise<void> {
-  const expected = parsed.checkIds()[Symbol.iterator]();
-  let part: CheckRecord[] = [];
-  /** Projects whose checks are out of creation order: all of them, sorted at the end. */
-  const unordered = new Map<number, CheckRecord[]>();
-  let written = 0;
-  const changed = () => new OpsError(`${name} changed while it was imported: ${written} check(s) were written; import it again with --replace`);
-  const flush = async (checks: CheckRecord[]) => {
-    if (checks.length === 0) return;
+    const parsed = await readExport(path, { keepChecks: false, name, also: checks.add });
+    checks.setProjects(parsed.projects.map((p) => p.project.id));
+    inspectDataDir(dataDir); // throws DataDirError (exit 2) for an unusable dir
+    const store = Store.open(dataDir);
+    const now = systemClock.now();
+    let summary: ImportSummary;
     try {
-      // A check that exists by now (written by another writer meanwhile) is not overwritten.
-      await store.transact(() => store.insertChecksInTxn(checks, now, { refuseExisting: true }));
-    } catch (err) {
-      const why = err instanceof CheckExistsError ? `check ${err.uuid} was created meanwhile` : (err as Error).message;
-      throw new OpsError(`import stopped: ${why}; ${written} of the checks were written, import the file again with --replace`);
-    }
-    written += checks.length;
-  };
-  await readChecks(
-    path,
-    name,
-    (raw, { project }) => {
-      const p = parsed.projects[project];
-      const next = expected.next();
-      if (!p || next.done || next.value.uuid !== (raw as { uuid?: unknown }).uuid) throw changed();
-      const check = checkRecordOf(raw, p.project.id);
-      if (p.inOrder) part.push(check);
-      else {
-        const list = unordered.get(project);
-        if (list) list.push(check);
-        else unordered.set(project, [check]);
+      // The checks' ids are looked up before the transaction, which would hold
+      // the write lock (and a running daemon's pings) meanwhile; the rest is
+      // looked up again inside it, where nothing can come in between. (A
+      // transaction callback must not throw after a write: validation first.)
+      const first = findConflicts(store, parsed, opts.replace, checks);
+      if (first.conflicts.length > 0) refuse(first.conflicts);
+      summary = await store.transact(() => {
+        const { conflicts, replaced } = findConflicts(store, parsed, opts.replace, null);
+        if (conflicts.length > 0) refuse(conflicts);
+        for (const id of replaced) store.deleteProjectInTxn(id, now);
+        let badge: ImportSummary['badge_secret'] = 'none';
+        if (parsed.badgeSecret !== null) {
+          const current = store.currentBadgeSecret();
+          if (current === undefined) {
+            store.setBadgeSecretInTxn(parsed.badgeSecret);
+            badge = 'imported';
+          } else badge = current === parsed.badgeSecret ? 'imported' : 'kept';
+        }
+        let channels = 0;
+        let keys = 0;
+        for (const p of parsed.projects) {
+          for (const k of p.apiKeys) store.insertApiKeyInTxn(k.digest, k.rec);
+          keys += p.apiKeys.length;
+          store.insertProjectInTxn(p.project, now);
+          for (const c of [...p.channels].sort((a, b) => a.createdAt - b.createdAt)) store.insertChannelInTxn(c, now);
+          channels += p.channels.length;
+        }
+        return {
+          projects: parsed.projects.length,
+          checks: checks.count,
+          channels,
+          api_keys: keys,
+          replaced: [...replaced],
+          badge_secret: badge,
+        };
+      });
+      try {
+        await store.bulkInsertChecks(checks, now);
+      } catch (err) {
+        const why = err instanceof CheckExistsError ? `check ${err.uuid} was created meanwhile` : (err as Error).message;
+        throw new OpsError(`import stopped: ${why}; the projects were written with part of their checks, import the file again with --replace`);
       }
-    },
-    undefined,
-    async () => {
-      if (part.length < IMPORT_PART) return;
-      const full = part;
-      part = [];
-      await flush(full);
-    },
-  );
-  if (!expected.next().done) throw changed();
-  await flush(part);
-  for (const checks of unordered.values()) {
-    // Stable: checks created in the same millisecond keep their order in the file.
-    checks.sort((a, b) => a.createdAt - b.createdAt);
-    for (let i = 0; i < checks.length; i += IMPORT_PART) await flush(checks.slice(i, i + IMPORT_PART));
+    } finally {
+      await store.close();
+    }
+    output.print(
+      { ...summary },
+      [
+        `imported ${summary.projects} project(s), ${summary.checks} check(s), ${summary.channels} channel(s), ${summary.api_keys} API key(s) into ${dataDir}`,
+        ...(summary.replaced.length > 0 ? [`  replaced: ${summary.replaced.join(', ')}`] : []),
+        ...(summary.badge_secret === 'kept'
+          ? ['  note: this data dir has its own badge secret; badge URLs of the imported projects changed']
+          : []),
+      ].join('\n'),
+    );
+    return summary;
+  } finally {
+    checks.close();
   }
 }

@@ -14,6 +14,8 @@ import { upgradeSchema } from './migrations.js';
 import type { ApiKeyRecord, Db } from './schema.js';
 import { fsyncPath } from '../shared/fsync.js';
 import { assertIndexable, checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, noteCheckEdits, reindexCheck, setCheckCount, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
+import { bulkLoadChecks, type BulkChecks } from './bulk-load.js';
+export { CheckExistsError, type BulkChecks } from './bulk-load.js';
 import { appendEvent, currentRevision, oldestRetainedRevision, pruneEvents, readEventsAfter, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, oldestJournaledRevision, readJournal } from './journal.js';
 import { PendingPings, type PendingPing } from './pending.js';
@@ -30,13 +32,6 @@ import type {
 } from '../domain/types.js';
 import { forWriting } from './schema.js';
 import type { StorageReport } from '../domain/storage-alarm.js';
-
-/** insertChecksInTxn was told to refuse a check that exists, and one did. */
-export class CheckExistsError extends Error {
-  constructor(readonly uuid: string) {
-    super(`check ${uuid} exists`);
-  }
-}
 
 /** A place in a project's creation order: just after the check created at `createdAt` with `uuid`. */
 export interface ListPosition {
@@ -842,44 +837,48 @@ export class Store {
   // The *InTxn writers below must run inside `transact`.
 
   insertCheckInTxn(check: CheckRecord, now: number): number {
-    return this.insertChecksInTxn([check], now);
+    // The project index is ordered by createdAt (list order, the "oldest" upsert match);
+    // keep it strictly increasing so same-millisecond creations keep creation order.
+    const lastCreatedAt = this.lastCreatedAt(check.projectId);
+    if (lastCreatedAt >= check.createdAt) check.createdAt = lastCreatedAt + 1;
+    assertIndexable(check);
+    if (!this.db.checks.doesExist(check.uuid)) countCheck(this.db, check.projectId, +1);
+    noteCheckEdit(this.db, check.projectId);
+    this.db.checks.put(check.uuid, check);
+    this.db.checksByProject.put([check.projectId, check.createdAt, check.uuid], check.uuid);
+    indexCheck(this.db, check);
+    this.db.uniqueKeys.put(uniqueKeyOf(check.uuid), check.uuid);
+    this.db.checkBadgeKeys.put(check.badgeKey, check.uuid);
+    return this.appendCreated(check, now);
+  }
+
+  private appendCreated(check: CheckRecord, now: number): number {
+    return this.append({ at: now, type: 'check.created', projectId: check.projectId, checkUuid: check.uuid, check });
   }
 
   /**
-   * Insert checks (an import writes thousands per transaction): each with its
-   * indexes and its `check.created` event, the per-project counters moved once.
-   * Returns the revision of the last event.
+   * Write many new checks, none of which exists yet (an import, which looked
+   * first), in transactions of its own: bulk-load.ts. Resolves once all are
+   * durable; a failure part-way leaves the parts written before it.
    */
-  insertChecksInTxn(checks: readonly CheckRecord[], now: number, { refuseExisting = false } = {}): number {
-    // Validation first: nothing may throw once the first check is written.
-    const exists = checks.map((check) => {
-      assertIndexable(check);
-      const found = this.db.checks.doesExist(check.uuid);
-      if (found && refuseExisting) throw new CheckExistsError(check.uuid);
-      return found;
-    });
-    const byProject = new Map<string, { lastCreatedAt: number; added: number }>();
-    let rev = 0;
-    checks.forEach((check, i) => {
-      let project = byProject.get(check.projectId);
-      if (!project) byProject.set(check.projectId, (project = { lastCreatedAt: this.lastCreatedAt(check.projectId), added: 0 }));
-      // The project index is ordered by createdAt (list order, the "oldest" upsert match);
-      // keep it strictly increasing so same-millisecond creations keep creation order.
-      if (project.lastCreatedAt >= check.createdAt) check.createdAt = project.lastCreatedAt + 1;
-      project.lastCreatedAt = check.createdAt;
-      if (!exists[i]) project.added++;
-      this.db.checks.put(check.uuid, check);
-      this.db.checksByProject.put([check.projectId, check.createdAt, check.uuid], check.uuid);
-      indexCheck(this.db, check);
-      this.db.uniqueKeys.put(uniqueKeyOf(check.uuid), check.uuid);
-      this.db.checkBadgeKeys.put(check.badgeKey, check.uuid);
-      rev = this.append({ at: now, type: 'check.created', projectId: check.projectId, checkUuid: check.uuid, check });
-    });
-    for (const [projectId, { added }] of byProject) {
-      if (added > 0) setCheckCount(this.db, projectId, checkCount(this.db, projectId) + added);
-      noteCheckEdits(this.db, projectId, checks.filter((c) => c.projectId === projectId).length);
-    }
-    return rev;
+  async bulkInsertChecks(checks: BulkChecks, now: number): Promise<void> {
+    await bulkLoadChecks(
+      {
+        db: this.db,
+        transact: (fn) => this.transact(fn),
+        lastCreatedAt: (projectId) => this.lastCreatedAt(projectId),
+        putNewCheck: (check) => {
+          this.db.checks.put(check.uuid, check);
+          this.appendCreated(check, now);
+        },
+        countAdded: (projectId, n) => {
+          setCheckCount(this.db, projectId, checkCount(this.db, projectId) + n);
+          noteCheckEdits(this.db, projectId, n);
+        },
+      },
+      checks,
+      now,
+    );
   }
 
   /** The createdAt of the newest check of a project in its index, -Infinity for none. */

@@ -1,0 +1,153 @@
+// Writing many new checks at once (`checkd import`): each B-tree a check
+// lives in is written in its own key order, in transactions of LOAD_PART
+// entries (RECORD_PART checks for the records), instead of check after check.
+//
+// Check by check, every B-tree keyed by something random (the uuid, the
+// badge key, the unique_key, the name) takes each check on a page of its
+// own, so that every transaction rewrites nearly every page of those trees:
+// a million checks written 5,000 at a time rewrote gigabytes, and the pages
+// of each tree ended up spread over the whole file, ~70 % full. In key order
+// a transaction touches a run of pages at the end of what it wrote before,
+// each page is written about once, and is left nearly full (LMDB splits a
+// page where a run of ascending keys leaves it): the checks' records end up
+// side by side in the file, which is what the monitor reads at start-up.
+//
+// The indexes go first and the records with their events last: a daemon
+// running meanwhile may find an index entry whose check is not written yet,
+// which it skips as it skips that of a check deleted meanwhile, and hears of
+// each check (check.created) once its record is there.
+import type { CheckRecord } from '../domain/types.js';
+import { uniqueKeyOf } from '../domain/ids.js';
+import { assertIndexable } from './check-indexes.js';
+import { forWriting, type Db } from './schema.js';
+
+/** Entries written per transaction: a few megabytes of pages. */
+export const LOAD_PART = 20_000;
+/**
+ * Checks written per transaction with their records and events: fewer, since
+ * each is held until its transaction commits, and what outlives a few young
+ * collections of V8 stays in the heap until the next full one.
+ */
+export const RECORD_PART = 3_000;
+
+/**
+ * The checks to load, by number (0 to count - 1): their keys held in memory,
+ * each check whole read afresh when its record is written (an import reads
+ * it back from its file).
+ */
+export interface BulkChecks {
+  readonly count: number;
+  readonly uuid: readonly string[];
+  readonly projectId: readonly string[];
+  readonly createdAt: ArrayLike<number>;
+  readonly slug: readonly string[];
+  readonly name: readonly string[];
+  readonly dependsOn: ReadonlyArray<string | undefined>;
+  readonly badgeKey: readonly string[];
+  read(n: number): CheckRecord;
+  /** Once the indexes are written: only uuid, projectId, createdAt and read are used from then on. */
+  indexesWritten(): void;
+}
+
+/** What the load needs of the store: its transactions, and what one write of a check's record entails. */
+export interface LoadTarget {
+  db: Db;
+  transact<T>(fn: () => T): Promise<T>;
+  /** The createdAt of the newest check of a project, -Infinity for none. */
+  lastCreatedAt(projectId: string): number;
+  /** Inside a write transaction: a new check's record and its check.created event. */
+  putNewCheck(check: CheckRecord, now: number): void;
+  /** Inside a write transaction: `n` checks of the project were added. */
+  countAdded(projectId: string, n: number): void;
+}
+
+/** Thrown when a check to load exists by the time its record is written (another writer took its uuid). */
+export class CheckExistsError extends Error {
+  constructor(readonly uuid: string) {
+    super(`check ${uuid} exists`);
+  }
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The numbers 0 .. count - 1 (those `keep` accepts) in the order `cmp` gives. */
+function sorted(count: number, cmp: (a: number, b: number) => number, keep?: (n: number) => boolean): Int32Array {
+  let order = new Int32Array(count);
+  let k = 0;
+  for (let n = 0; n < count; n++) if (!keep || keep(n)) order[k++] = n;
+  if (k < count) order = order.slice(0, k);
+  return order.sort(cmp);
+}
+
+/** Write the entries `put` makes for each number of `order`, LOAD_PART per transaction. */
+async function inParts(target: LoadTarget, order: Int32Array, put: (n: number) => void): Promise<void> {
+  for (let i = 0; i < order.length; i += LOAD_PART) {
+    const part = order.subarray(i, i + LOAD_PART);
+    await target.transact(() => {
+      for (const n of part) put(n);
+    });
+  }
+}
+
+/**
+ * Load `checks` (none of which exists yet: the caller looked) into the store.
+ * A check's createdAt is moved as insertChecksInTxn moves it: within each
+ * project, in order of createdAt (the file's order among equals), each one
+ * strictly later than the one before, starting after the project's newest.
+ * A failure part-way leaves the parts already written (see transfer.ts).
+ */
+export async function bulkLoadChecks(target: LoadTarget, checks: BulkChecks, now: number): Promise<void> {
+  const { db } = target;
+  const { count } = checks;
+  const { uuid, projectId, slug, name, dependsOn, badgeKey } = checks;
+  for (let n = 0; n < count; n++) {
+    assertIndexable({ uuid: uuid[n]!, projectId: projectId[n]!, slug: slug[n]!, name: name[n]!, dependsOn: dependsOn[n] } as CheckRecord);
+  }
+  // Creation order within each project, and the createdAt each check is stored with.
+  const created = new Float64Array(count);
+  const byCreation = sorted(count, (a, b) => compare(projectId[a]!, projectId[b]!) || checks.createdAt[a]! - checks.createdAt[b]! || a - b);
+  let project = '';
+  let last = -Infinity;
+  for (const n of byCreation) {
+    if (projectId[n] !== project) {
+      project = projectId[n]!;
+      last = target.lastCreatedAt(project);
+    }
+    last = created[n] = Math.max(checks.createdAt[n]!, last + 1);
+  }
+
+  await inParts(target, byCreation, (n) => db.checksByProject.put([projectId[n]!, created[n]!, uuid[n]!], uuid[n]!));
+  const byField = (values: ReadonlyArray<string | undefined>) =>
+    sorted(count, (a, b) => compare(projectId[a]!, projectId[b]!) || compare(values[a]!, values[b]!) || compare(uuid[a]!, uuid[b]!), (n) => values[n] !== undefined);
+  const slugIndex = forWriting(db.checksBySlug, 'the slug index');
+  const nameIndex = forWriting(db.checksByName, 'the name index');
+  const dependsOnIndex = forWriting(db.checksByDependsOn, 'the depends_on index');
+  // The same entries as check-indexes.ts indexCheck makes: no empty slug, every name, depends_on where set.
+  await inParts(target, byField(slug.map((s) => (s === '' ? undefined : s))), (n) => slugIndex.put([projectId[n]!, slug[n]!, uuid[n]!], uuid[n]!));
+  await inParts(target, byField(name), (n) => nameIndex.put([projectId[n]!, name[n]!, uuid[n]!], uuid[n]!));
+  await inParts(target, byField(dependsOn), (n) => dependsOnIndex.put([projectId[n]!, dependsOn[n]!, uuid[n]!], uuid[n]!));
+  const uniqueKeys = Array.from({ length: count }, (_, n) => uniqueKeyOf(uuid[n]!));
+  await inParts(target, sorted(count, (a, b) => compare(uniqueKeys[a]!, uniqueKeys[b]!)), (n) => db.uniqueKeys.put(uniqueKeys[n]!, uuid[n]!));
+  uniqueKeys.length = 0;
+  await inParts(target, sorted(count, (a, b) => compare(badgeKey[a]!, badgeKey[b]!)), (n) => db.checkBadgeKeys.put(badgeKey[n]!, uuid[n]!));
+  checks.indexesWritten();
+  // The records last, each with its event, and the counts with them.
+  const byUuid = sorted(count, (a, b) => compare(uuid[a]!, uuid[b]!));
+  for (let i = 0; i < byUuid.length; i += RECORD_PART) {
+    const part = Array.from(byUuid.subarray(i, i + RECORD_PART), (n) => {
+      const check = checks.read(n);
+      check.createdAt = created[n]!;
+      return check;
+    });
+    await target.transact(() => {
+      // Nothing is written when any of them exists (validation before the first write).
+      for (const check of part) if (db.checks.doesExist(check.uuid)) throw new CheckExistsError(check.uuid);
+      const added = new Map<string, number>();
+      for (const check of part) {
+        target.putNewCheck(check, now);
+        added.set(check.projectId, (added.get(check.projectId) ?? 0) + 1);
+      }
+      for (const [id, n] of added) target.countAdded(id, n);
+    });
+  }
+}
