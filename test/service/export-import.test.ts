@@ -12,6 +12,7 @@ import { api } from '../helpers/http.js';
 import { CHECKD_BIN } from '../helpers/paths.js';
 import { openStore, openTempStore, plantChecks } from '../helpers/store.js';
 import { writeExport } from '../../daemon/ops/transfer.js';
+import { uniqueKeyOf } from '../../daemon/domain/ids.js';
 import { tempDir } from '../helpers/temp.js';
 
 interface Project {
@@ -258,14 +259,14 @@ describe('import', () => {
     expect((await runCli(['import', '--data-dir', existing])).code).toBe(2);
   }, 60_000);
 
-  it('writes many checks in parts: each once, in creation order, counted, with its event', async () => {
-    // More checks than one transaction of the import takes, in two projects; the
-    // second project's checks come out of creation order in the file.
+  it('writes many checks in parts: each once, in creation order, counted, indexed, with its event; or none of them', async () => {
+    // More checks than one transaction of the import's bulk load takes, in two
+    // projects; the second project's checks come out of creation order in the file.
     const { store } = openTempStore('checkd-import-parts-');
     const T0 = Date.UTC(2026, 10, 25);
-    const a = (await store.createProject({ name: 'many', checkLimit: 20_000, pingLogLimit: 10 }, T0)).project;
+    const a = (await store.createProject({ name: 'many', checkLimit: 30_000, pingLogLimit: 10 }, T0)).project;
     const b = (await store.createProject({ name: 'shuffled', checkLimit: 100, pingLogLimit: 10 }, T0)).project;
-    const many = await plantChecks(store, a.id, 12_345, { createdAt: T0, shape: (c, i) => Object.assign(c, { name: `n${i}`, slug: `s${i % 7}` }) });
+    const many = await plantChecks(store, a.id, 20_345, { createdAt: T0, shape: (c, i) => Object.assign(c, { name: `n${i}`, slug: `s${i % 7}` }) });
     const few = await plantChecks(store, b.id, 50, { createdAt: T0 + 5 });
     const pieces: string[] = [];
     writeExport(store, (t) => pieces.push(t), T0);
@@ -273,20 +274,51 @@ describe('import', () => {
     const shuffled = doc.projects.find((x: { id: string }) => x.id === b.id);
     shuffled.checks.reverse();
     const file = join(tmp, 'many.json');
-    writeFileSync(file, JSON.stringify(doc));
+    const text = JSON.stringify(doc);
+    writeFileSync(file, text);
+
+    // All or nothing: what is wrong far past the first transaction's worth of
+    // checks is found before anything is written, into a data dir that exists.
+    const existing = join(tmp, 'many-existing');
+    const here = openStore(existing);
+    const own = (await here.createProject({ name: 'here', checkLimit: 10, pingLogLimit: 10 }, T0)).project;
+    const late = many[20_300]!;
+    await plantChecks(here, own.id, 1, { createdAt: T0, shape: (c) => (c.uuid = late.uuid) });
+    const rev0 = here.revision();
+    await here.close();
+    const variants: Array<[string, () => string, RegExp]> = [
+      ['a bad check', () => text.replace(`"uuid":"${late.uuid}"`, `"uuid":"${late.uuid}","colour":"red"`), /checks\[20300\]\.colour: unknown field/],
+      ['a repeated uuid', () => text.replace(`"uuid":"${many[20_344]!.uuid}"`, `"uuid":"${many[0]!.uuid}"`), /duplicate check uuid/],
+      ['a cut-off file', () => text.slice(0, text.indexOf(`"uuid":"${late.uuid}"`)), /is not valid JSON, nothing imported/],
+      ['a check the data dir has', () => text, new RegExp(`check ${late.uuid} is already used by project ${own.id}`)],
+    ];
+    for (const [what, make, message] of variants) {
+      const bad = join(tmp, `many-${what.replace(/\W+/g, '-')}.json`);
+      writeFileSync(bad, make());
+      const r = await runCli(['import', '--data-dir', existing, bad]);
+      expect(r.code, `${what}: ${r.stderr}`).toBe(2);
+      expect(r.stderr, what).toMatch(message);
+      const after = openStore(existing, { readOnly: true });
+      expect(after.revision(), what).toBe(rev0);
+      expect(after.listProjects().map((x) => x.name), what).toEqual(['here']);
+      await after.close();
+    }
+
     const target = join(tmp, 'many');
-    expect(await runCliJson(['import', '--data-dir', target, file])).toMatchObject({ projects: 2, checks: 12_395 });
+    expect(await runCliJson(['import', '--data-dir', target, file])).toMatchObject({ projects: 2, checks: 20_395 });
     const s = openStore(target, { readOnly: true });
     expect(s.listChecks(a.id).map((c) => c.uuid)).toEqual(many.map((c) => c.uuid));
     expect(s.listChecks(b.id).map((c) => c.uuid)).toEqual(few.map((c) => c.uuid));
-    expect(s.listChecks(a.id)[12_344]).toEqual({ ...many[12_344], everStarted: false });
-    expect([s.countChecks(a.id), s.countChecks(b.id)]).toEqual([12_345, 50]);
-    expect(s.checksBySlug(a.id, 's3')).toHaveLength(1764);
+    expect(s.listChecks(a.id)[20_344]).toEqual({ ...many[20_344], everStarted: false });
+    expect([s.countChecks(a.id), s.countChecks(b.id)]).toEqual([20_345, 50]);
+    expect(s.checksBySlug(a.id, 's3')).toHaveLength(2906);
+    expect(s.checksWith(a.id, 'name', 'n20000').map((c) => c.uuid)).toEqual([many[20_000]!.uuid]);
+    expect(s.checkByUniqueKey(a.id, uniqueKeyOf(many[5]!.uuid))?.uuid).toBe(many[5]!.uuid);
     expect(s.checkByBadgeKey(many[777]!.badgeKey)?.uuid).toBe(many[777]!.uuid);
-    const created = s.eventsAfter(0, 20_000).filter((e) => e.type === 'check.created');
-    expect(created).toHaveLength(12_395);
-    expect(new Set(created.map((e) => e.checkUuid)).size).toBe(12_395);
-  }, 60_000);
+    const created = s.eventsAfter(0, 30_000).filter((e) => e.type === 'check.created');
+    expect(created).toHaveLength(20_395);
+    expect(new Set(created.map((e) => e.checkUuid)).size).toBe(20_395);
+  }, 120_000);
 
   it('reads standard input with -', async () => {
     const { spawnSync } = await import('node:child_process');

@@ -4,13 +4,18 @@
 // any chunking, and to the refusals a stream needs that JSON.parse did not.
 import { describe, expect, it } from 'vitest';
 import { writeExport } from '../../daemon/ops/transfer.js';
-import { ExportValidation, type ParsedExport } from '../../daemon/ops/import-read.js';
+import { ExportValidation, readExport, type ParsedExport } from '../../daemon/ops/import-read.js';
+import { ImportChecks } from '../../daemon/ops/import-checks.js';
+import { OpsError } from '../../daemon/ops/errors.js';
 import { InputError, NotJsonError, RepeatedFieldError, parseExportStream, type CheckPlace } from '../../daemon/ops/export-parse.js';
 import { UsageError } from '../../daemon/cli/admin.js';
 import { openTempStore, plantChecks } from '../helpers/store.js';
 import { CHECK_FIELDS, checkFromJson, fromJson, toJson } from '../../daemon/ops/export-fields.js';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import type { CheckRecord } from '../../daemon/domain/types.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../helpers/temp.js';
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 
@@ -76,12 +81,16 @@ describe('reading an export as a stream', () => {
     for (const size of [1, 7, 4096]) expect(await readText(text, size), `chunks of ${size}`).toEqual(whole);
   });
 
-  it('hands each check on by its place and drops it from the document', async () => {
+  it('hands each check on by its place and where its text is, and drops it from the document', async () => {
     const doc = JSON.parse(await exportDocument());
     const places: CheckPlace[] = [];
+    const bytes = Buffer.from(JSON.stringify(doc, null, 2));
     const rest = await parseExportStream(
-      inPieces(JSON.stringify(doc), 100),
-      (_raw, place) => places.push(place),
+      inPieces(bytes.toString(), 100),
+      (raw, place, span) => {
+        places.push(place);
+        expect(JSON.parse(bytes.toString('utf8', span.offset, span.offset + span.length))).toEqual(raw);
+      },
       () => undefined,
     );
     expect(places).toHaveLength(40);
@@ -259,6 +268,33 @@ describe('reading an export as a stream', () => {
       expect(built.channels).not.toBe(raw.channels);
     }
     expect(Object.keys(checkFromJson(full, 'p'))).toEqual(['projectId', 'everStarted', ...Object.keys(CHECK_FIELDS)]);
+  });
+
+  it('keeps of each check its keys and reads it back from the file, refusing a file that changed meanwhile', async () => {
+    const text = JSON.stringify(JSON.parse(await exportDocument()), null, 2);
+    const file = join(tempDir('checkd-import-checks-'), 'export.json');
+    writeFileSync(file, text);
+    const checks = new ImportChecks(file, 'export.json');
+    try {
+      const parsed = await readExport(file, { keepChecks: true, also: checks.add });
+      checks.setProjects(parsed.projects.map((p) => p.project.id));
+      const records = parsed.projects.flatMap((p) => p.checks);
+      expect(checks.count).toBe(40);
+      records.forEach((record, n) => {
+        expect(checks.uuid[n]).toBe(record.uuid);
+        expect(checks.projectId[n]).toBe(record.projectId);
+        expect(checks.createdAt[n]).toBe(record.createdAt);
+        expect(checks.read(n)).toEqual(record);
+      });
+      // Another file in its place: a check read back is not the one validated.
+      writeFileSync(file, text.replaceAll(records[7]!.uuid, crypto.randomUUID()));
+      expect(() => checks.read(7)).toThrow(OpsError);
+      expect(() => checks.read(7)).toThrow('export.json changed while it was imported');
+      writeFileSync(file, '');
+      expect(() => checks.read(0)).toThrow('changed while it was imported');
+    } finally {
+      checks.close();
+    }
   });
 
   it('tells a failed read from bad content', async () => {
