@@ -156,9 +156,9 @@ export function toJson<R extends object>(record: R, fields: Record<string, Field
 
 /**
  * A check of a validated export as its record: fromJson for CHECK_FIELDS, as
- * an object literal. An import builds a million of these; Object.fromEntries
- * takes ~20 times as long for a record of thirty-odd fields. A test holds the
- * two to the same result.
+ * an object literal. An import builds one per check; Object.fromEntries is
+ * far slower for a record of thirty-odd fields (docs/performance.md). A test
+ * holds the two to the same result.
  */
 export function checkFromJson(o: Record<string, unknown>, projectId: string): CheckRecord {
   const check: CheckRecord = {

@@ -1,13 +1,13 @@
-// Reads an export document as a stream, so that an import of a million checks
+// Reads an export document as a stream, so that a large import
 // never holds the whole text or the whole parsed document: each check is
 // handed on as soon as it is complete and left out of the document. What is
 // left (the header and the projects without their checks) is small.
 //
-// A general JSON tokenizer in JavaScript reads some 20,000 checks a second,
-// so the scanner below only follows the document's structure (strings,
-// brackets, the keys of the top-level object and of each project) to find
-// where each check begins and ends, and leaves the parsing itself to
-// JSON.parse: each check's text is parsed on its own, and the rest of the
+// A general JSON tokenizer in JavaScript is far too slow for a large import
+// (docs/performance.md), so the scanner below only follows the document's
+// structure (strings, brackets, the keys of the top-level object and of each
+// project) to find where each check begins and ends, and leaves the parsing
+// itself to JSON.parse: each check's text is parsed on its own, and the rest of the
 // document, with every checks array left empty, once at the end. JSON.parse
 // checks all of the syntax but the separators between the checks, which the
 // scanner checks itself.

@@ -2,8 +2,8 @@
 // the file and writing it: the keys the store's indexes are built from, and
 // where the check's text is in the file. The store writes each B-tree in its
 // own key order (store/bulk-load.ts), and reads each check back from the
-// file, by its place, when its record is written: a million checks as records
-// would take gigabytes, their keys take a few hundred megabytes.
+// file, by its place, when its record is written: the keys of a large import
+// fit in memory where its records would not.
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { CheckRecord } from '../domain/types.js';
 import type { BulkChecks } from '../store/store.js';
@@ -72,8 +72,8 @@ export class ImportChecks implements BulkChecks {
   }
 
   indexesWritten(): void {
-    // A few hundred megabytes of strings for a million checks, which the
-    // records written next can use instead.
+    // Most of what the import holds: room for the records written next, whose
+    // garbage would otherwise push the heap up until V8's next full collection.
     this.slug.length = 0;
     this.name.length = 0;
     this.dependsOn.length = 0;

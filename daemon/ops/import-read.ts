@@ -3,7 +3,7 @@
 // their raw objects are dropped at once. Everything else (the header,
 // projects, keys, channels) is small and validated at the end, when the
 // project a check belongs to is fully known. The import does not keep the
-// checks (a million of them would take gigabytes): it keeps what the
+// checks (a large import's records would not fit in memory): it keeps what the
 // validation needs (their ids, for duplicates and conflicts, and the channels
 // they name) and reads the file a second time to write them (transfer.ts).
 import { createReadStream, openSync } from 'node:fs';

@@ -5,8 +5,8 @@
 // Check by check, every B-tree keyed by something random (the uuid, the
 // badge key, the unique_key, the name) takes each check on a page of its
 // own, so that every transaction rewrites nearly every page of those trees:
-// a million checks written 5,000 at a time rewrote gigabytes, and the pages
-// of each tree ended up spread over the whole file, ~70 % full. In key order
+// a large import rewrote many times its own size, and the pages of each tree
+// ended up spread over the whole file, far from full. In key order
 // a transaction touches a run of pages at the end of what it wrote before,
 // each page is written about once, and is left nearly full (LMDB splits a
 // page where a run of ascending keys leaves it): the checks' records end up

@@ -89,9 +89,8 @@ function describe(err: NodeJS.ErrnoException): string {
  * (LMDB maps the file read-only and shared; untouched pages cost nothing).
  * Past it lmdb-js grows the map by itself, but it never unmaps the old map
  * (readers may still hold pages of it), so every page touched before a growth
- * stays resident twice: a data dir that grew from a small map to 2 GB under a
- * ping burst held 3.75 GB of file pages. Sized so that that never happens to
- * a data dir of a few million checks. (On a 32-bit system lmdb-js maps such
+ * stays resident twice (docs/performance.md, "Why the code is as it is").
+ * Sized so that that never happens to a data dir of a few million checks. (On a 32-bit system lmdb-js maps such
  * a size in chunks instead.)
  */
 export const MAP_SIZE = 16 * 1024 ** 3;
