@@ -19,17 +19,14 @@
 // (a comma-separated list, default 64,256), BENCH_CLI (another build of
 // cli.js, for A/B runs), BENCH_DAEMON_NODE_OPTIONS, BENCH_SKIP_MEMORY=1.
 // Stops by itself in about four minutes.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { Store } from '../daemon/store/store.js';
-import { newCheck } from '../daemon/domain/check-input.js';
 import { newUuid } from '../daemon/domain/ids.js';
-import { cliJson, diskCounters, diskDelta, diskSum, pool, rss, serveArgs, type DiskCounters, type Rss } from './support.js';
+import { benchCheck, cliJson, daemonNodeArgs, diskCounters, diskDelta, diskSum, pool, rss, serveArgs, spawnUntilReady, type DiskCounters, type Rss } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = resolve(ROOT, process.env.BENCH_CLI ?? 'dist/daemon/cli.js');
@@ -52,36 +49,13 @@ function log(line: string): void {
 }
 
 /** Spawn a server process and wait for its `... ready http=HOST:PORT` line. */
-async function serve(args: string[], readyRe: RegExp): Promise<Served> {
-  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const http = await new Promise<string>((resolveReady, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line within 60 s; stderr: ${stderr}`)), 60_000);
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
-      const m = readyRe.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        resolveReady(m[1]!);
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`server exited with ${code} before ready; stderr: ${stderr}`)));
-  });
-  return {
-    proc,
-    url: `http://${http}`,
-    async stop() {
-      if (proc.exitCode !== null) return;
-      proc.kill('SIGTERM');
-      await once(proc, 'exit');
-    },
-  };
+async function serve(name: string, args: string[], readyRe: RegExp): Promise<Served> {
+  const s = await spawnUntilReady(name, args, readyRe, ROOT);
+  return { proc: s.proc, url: `http://${s.ready[1]!}`, stop: s.stop };
 }
 
 function serveDaemon(dataDir: string): Promise<Served> {
-  // BENCH_DAEMON_NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the daemon.
-  const nodeArgs = (process.env.BENCH_DAEMON_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
-  return serve(serveArgs(CLI, dataDir, nodeArgs), /^checkd ready http=(\S+) /);
+  return serve('checkd serve', serveArgs(CLI, dataDir, daemonNodeArgs()), /^checkd ready http=(\S+) /);
 }
 
 const cli = (args: string[]): any => cliJson(CLI, args);
@@ -214,9 +188,9 @@ async function throughput(): Promise<Throughput> {
       const k = Math.floor(Math.random() * (j + 1));
       [uuids[j], uuids[k]] = [uuids[k]!, uuids[j]!];
     }
-    const bareServer = await serve(['--import', 'tsx', join(ROOT, 'bench/bare-server.ts')], /^bare ready http=(\S+)$/);
+    const bareServer = await serve('the bare route', ['--import', 'tsx', join(ROOT, 'bench/bare-server.ts')], /^bare ready http=(\S+)$/);
     servers.push(bareServer);
-    const floorServer = await serve(['--import', 'tsx', join(ROOT, 'bench/bare-server.ts'), 'one-put', floorDir], /^bare ready http=(\S+)$/);
+    const floorServer = await serve('the floor', ['--import', 'tsx', join(ROOT, 'bench/bare-server.ts'), 'one-put', floorDir], /^bare ready http=(\S+)$/);
     servers.push(floorServer);
     const fake = Array.from({ length: CHECKS }, () => newUuid());
     const runs: AtConnections[] = [];
@@ -283,17 +257,7 @@ async function memory(): Promise<MemoryFigures> {
     for (let b = 0; b < MEMORY_CHECKS; b += BATCH) {
       await store.transact(() => {
         for (let i = b; i < b + BATCH; i++) {
-          const c = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: project.id, createdAt: now + i });
-          c.name = `job ${i}`;
-          c.slug = `job-${i}`;
-          c.tags = i % 3 === 0 ? 'prod nightly' : 'staging';
-          if (i % 2 === 0) {
-            // Half are up with a deadline a day or so ahead: the monitor heap holds 50,000.
-            c.status = 'up';
-            c.lastPing = now - (i % 3600) * 1000;
-            c.nPings = 1;
-            c.alertAfter = c.lastPing + (c.timeout + c.grace) * 1000;
-          }
+          const c = benchCheck(i, now, project.id, now + i);
           store.insertCheckInTxn(c, now);
           uuids.push(c.uuid);
         }

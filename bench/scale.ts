@@ -26,13 +26,12 @@ import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'no
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { newCheck } from '../daemon/domain/check-input.js';
 import { hashApiKey, newApiKey, newPingKey, newUuid } from '../daemon/domain/ids.js';
 import type { CheckRecord } from '../daemon/domain/types.js';
 import { CHECK_FIELDS, EXPORT_FORMAT, EXPORT_VERSION, PROJECT_FIELDS, toJson, type Json } from '../daemon/ops/export-fields.js';
-import { rss, serveArgs, type Rss } from './support.js';
+import { benchCheck, rss, serveArgs, spawnUntilReady, type Rss } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/daemon/cli.js');
@@ -105,20 +104,6 @@ async function writeExportFile(path: string, checks: CheckRecord[] | ((i: number
   return { uuids, apiKey };
 }
 
-/** Check i of the big project: half up with a deadline a day or so ahead, half new. */
-function scaleCheck(i: number, now: number): CheckRecord {
-  const c = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId: '', createdAt: now - CHECKS + i });
-  c.name = `job ${i}`;
-  c.slug = `job-${i}`;
-  c.tags = i % 3 === 0 ? 'prod nightly' : 'staging';
-  if (i % 2 === 0) {
-    c.status = 'up';
-    c.lastPing = now - (i % 3600) * 1000;
-    c.nPings = 1;
-    c.alertAfter = c.lastPing + (c.timeout + c.grace) * 1000;
-  }
-  return c;
-}
 
 /** Checks that go down at `deadlines` (timeout and grace at their minimum, 60 s each). */
 function plantedChecks(deadlines: number[]): CheckRecord[] {
@@ -185,30 +170,8 @@ interface Daemon {
 
 async function serveDaemon(dataDir: string): Promise<Daemon> {
   const t0 = performance.now();
-  const proc = spawn(process.execPath, serveArgs(CLI, dataDir), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const http = await new Promise<string>((resolveReady, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line within 120 s; stderr: ${stderr}`)), 120_000);
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
-      const m = /^checkd ready http=(\S+) /.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        resolveReady(m[1]!);
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`checkd serve exited with ${code} before ready; stderr: ${stderr}`)));
-  });
-  return {
-    proc,
-    url: `http://${http}`,
-    readySeconds: (performance.now() - t0) / 1000,
-    async stop() {
-      if (proc.exitCode !== null) return;
-      proc.kill('SIGTERM');
-      await once(proc, 'exit');
-    },
-  };
+  const s = await spawnUntilReady('checkd serve', serveArgs(CLI, dataDir), /^checkd ready http=(\S+) /, ROOT, 120_000);
+  return { proc: s.proc, url: `http://${s.ready[1]!}`, readySeconds: (performance.now() - t0) / 1000, stop: s.stop };
 }
 
 /** When each planted check's down flip first shows in the API, minus its deadline, in ms (null: not within the wait). */
@@ -277,7 +240,7 @@ async function main(): Promise<void> {
       const file = join(work, 'export.json');
       const t0 = performance.now();
       const now = Date.now();
-      ({ uuids } = await writeExportFile(file, (i) => scaleCheck(i, now), CHECKS, 'scale'));
+      ({ uuids } = await writeExportFile(file, (i) => benchCheck(i, now, '', now - CHECKS + i), CHECKS, 'scale'));
       const size = statSync(file).size;
       log(`wrote the export file: ${fmt(size / MB, 1)} MB (${fmt(size / CHECKS)} bytes per check) in ${fmt((performance.now() - t0) / 1000, 1)} s`);
       imported = await timedImport(file, dataDir);

@@ -1,7 +1,12 @@
 // Helpers shared by the benchmarks.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { createInterface } from 'node:readline';
+import { newCheck } from '../daemon/domain/check-input.js';
+import { newUuid } from '../daemon/domain/ids.js';
+import type { CheckRecord } from '../daemon/domain/types.js';
 import { SERVE_NODE_FLAGS } from '../daemon/shared/node-flags.js';
 
 /** Run the built `checkd` with arguments and parse its `--json` output. */
@@ -33,6 +38,64 @@ export function serveArgs(cliPath: string, dataDir: string, extraNodeArgs: reado
     '--log-level',
     'warn',
   ];
+}
+
+/** Node arguments for the daemon from BENCH_DAEMON_NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it. */
+export function daemonNodeArgs(): string[] {
+  return (process.env.BENCH_DAEMON_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
+}
+
+export interface Spawned {
+  proc: ChildProcess;
+  /** The ready line, matched. */
+  ready: RegExpExecArray;
+  /** SIGTERM unless it has exited, and wait for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Spawn `node <args>` (`name` in messages) in `cwd` and wait for the stdout line `readyRe` matches; fails with its stderr. */
+export async function spawnUntilReady(name: string, args: string[], readyRe: RegExp, cwd: string, timeoutMs = 60_000): Promise<Spawned> {
+  const proc = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+  const ready = await new Promise<RegExpExecArray>((resolveReady, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name}: no ready line within ${timeoutMs / 1000} s; stderr: ${stderr}`)), timeoutMs);
+    createInterface({ input: proc.stdout! }).on('line', (line) => {
+      const m = readyRe.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolveReady(m);
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`${name} exited with ${code} before ready; stderr: ${stderr}`)));
+  });
+  return {
+    proc,
+    ready,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      await once(proc, 'exit');
+    },
+  };
+}
+
+/**
+ * Check `i` of a benchmark's big project: named and tagged, and every other
+ * one up with a deadline a day or so ahead (the monitor's heap holds half).
+ */
+export function benchCheck(i: number, now: number, projectId: string, createdAt: number): CheckRecord {
+  const c = newCheck({ uuid: newUuid(), badgeKey: newUuid(), projectId, createdAt });
+  c.name = `job ${i}`;
+  c.slug = `job-${i}`;
+  c.tags = i % 3 === 0 ? 'prod nightly' : 'staging';
+  if (i % 2 === 0) {
+    c.status = 'up';
+    c.lastPing = now - (i % 3600) * 1000;
+    c.nPings = 1;
+    c.alertAfter = c.lastPing + (c.timeout + c.grace) * 1000;
+  }
+  return c;
 }
 
 /** Run `task(0..n-1)` with at most `width` in flight; results in index order. */

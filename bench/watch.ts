@@ -34,9 +34,8 @@ import { createRequire } from 'node:module';
 import { once } from 'node:events';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { WatchReport } from './watch-clients.js';
-import { cliJson, pool, serveArgs } from './support.js';
+import { cliJson, daemonNodeArgs, pool, serveArgs, spawnUntilReady } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = resolve(ROOT, process.env.BENCH_CLI ?? 'dist/daemon/cli.js');
@@ -88,32 +87,8 @@ interface Daemon {
 }
 
 async function startDaemon(dataDir: string): Promise<Daemon> {
-  // BENCH_DAEMON_NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the daemon.
-  const nodeArgs = (process.env.BENCH_DAEMON_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
-  const proc = spawn(process.execPath, serveArgs(CLI, dataDir, nodeArgs), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const ready = await new Promise<{ http: string; grpc: string }>((resolveReady, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line within 30 s; stderr: ${stderr}`)), 30_000);
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
-      const m = /^checkd ready http=(\S+) grpc=(\S+)$/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        resolveReady({ http: m[1]!, grpc: m[2]! });
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`checkd exited with ${code} before ready; stderr: ${stderr}`)));
-  });
-  return {
-    proc,
-    url: `http://${ready.http}`,
-    grpc: ready.grpc,
-    async stop() {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      await once(proc, 'exit');
-    },
-  };
+  const s = await spawnUntilReady('checkd serve', serveArgs(CLI, dataDir, daemonNodeArgs()), /^checkd ready http=(\S+) grpc=(\S+)$/, ROOT, 30_000);
+  return { proc: s.proc, url: `http://${s.ready[1]!}`, grpc: s.ready[2]!, stop: s.stop };
 }
 
 const cli = (args: string[]): any => cliJson(CLI, args);
