@@ -32,12 +32,6 @@ export function journalPing(db: Db, rev: number, uuid: string, ping: PingRecord)
   writable(db).put([rev, uuid], { ping }, ENTRY_VERSION);
 }
 
-/** A journal entry with the check as it is after its ping (none: the check is gone). */
-interface Entry {
-  key: JournalKey;
-  value: { check: CheckRecord | undefined; ping: PingRecord };
-}
-
 /**
  * The check after an entry's ping: from the ping's event (the event log keeps
  * every event the journal still needs, Store.pruneEvents), from the entry
@@ -48,9 +42,27 @@ function checkAfter(db: Db, key: JournalKey, stored: JournalEntry): CheckRecord 
   return stored.check ?? db.events.get(key[0])?.check ?? db.checks.get(key[1]);
 }
 
-function withChecks(db: Db, raw: Iterable<{ key: JournalKey; value: JournalEntry }>): Entry[] {
-  const out: Entry[] = [];
-  for (const { key, value } of raw) out.push({ key, value: { check: checkAfter(db, key, value), ping: value.ping } });
+type Entries = ReadonlyArray<{ key: JournalKey; value: JournalEntry }>;
+
+/** One check's journaled pings, oldest first, and its record after the newest of them (undefined: gone). */
+interface CheckPings {
+  check: CheckRecord | undefined;
+  pings: PingRecord[];
+}
+
+/** Entries (oldest first) by check; only the newest entry of each is looked up for the record. */
+function byCheck(db: Db, entries: Entries): Map<string, CheckPings> {
+  const newest = new Map<string, { key: JournalKey; value: JournalEntry; pings: PingRecord[] }>();
+  for (const { key, value } of entries) {
+    const seen = newest.get(key[1]);
+    if (seen) {
+      seen.key = key;
+      seen.value = value;
+      seen.pings.push(value.ping);
+    } else newest.set(key[1], { key, value, pings: [value.ping] });
+  }
+  const out = new Map<string, CheckPings>();
+  for (const [uuid, { key, value, pings }] of newest) out.set(uuid, { check: checkAfter(db, key, value), pings });
   return out;
 }
 
@@ -62,8 +74,9 @@ export function isJournaled(db: Db, rev: number, uuid: string): boolean {
 /** Journal entries, oldest first. */
 export function* readJournal(db: Db): Iterable<{ rev: number; uuid: string; check: CheckRecord; ping: PingRecord }> {
   if (!db.journal) return;
-  for (const { key, value } of withChecks(db, db.journal.getRange())) {
-    if (value.check) yield { rev: key[0], uuid: key[1], check: value.check, ping: value.ping };
+  for (const { key, value } of db.journal.getRange()) {
+    const check = checkAfter(db, key, value);
+    if (check) yield { rev: key[0], uuid: key[1], check, ping: value.ping };
   }
 }
 
@@ -73,12 +86,10 @@ export function oldestJournaledRevision(db: Db): number | null {
   return null;
 }
 
-type Entries = readonly Entry[];
-
 /** The journal as a fresh read snapshot sees it, oldest first. */
 function currentEntries(db: Db): Entries {
   db.root.resetReadTxn();
-  return withChecks(db, writable(db).getRange());
+  return [...writable(db).getRange()];
 }
 
 /** The ping log limit of a check's project, read once per project. */
@@ -102,16 +113,12 @@ const checkIsGone = (db: Db, uuid: string): boolean => !db.checks.doesExist(uuid
  * drop them from the journal: each check's record once, with its newest state.
  */
 function writeEntries(db: Db, entries: Entries): void {
-  const latestCheck = new Map<string, CheckRecord>();
   const keepOf = pingLogLimits(db);
-  for (const { key, value } of entries) {
-    const uuid = key[1];
-    const check = value.check;
-    if (!check || (!latestCheck.has(uuid) && checkIsGone(db, uuid))) continue;
-    insertPing(db, check, value.ping, keepOf(check));
-    latestCheck.set(uuid, check);
+  for (const [uuid, { check, pings }] of byCheck(db, entries)) {
+    if (!check || checkIsGone(db, uuid)) continue;
+    for (const ping of pings) insertPing(db, check, ping, keepOf(check));
+    db.checks.put(uuid, check);
   }
-  for (const [uuid, check] of latestCheck) db.checks.put(uuid, check);
   for (const { key } of entries) writable(db).remove(key);
 }
 
@@ -120,7 +127,7 @@ function writeEntries(db: Db, entries: Entries): void {
  * the B-trees are current with.
  */
 export function applyJournal(db: Db): number {
-  writeEntries(db, withChecks(db, writable(db).getRange()));
+  writeEntries(db, [...writable(db).getRange()]);
   return currentRevision(db);
 }
 
@@ -194,21 +201,12 @@ const encoderOf = (store: object): { encode(value: unknown): Uint8Array } =>
  * a newer one of the same batch is not written at all.
  */
 function prepareApply(db: Db, entries: Entries): PreparedApply {
-  const byCheck = new Map<string, { check: CheckRecord; pings: PingRecord[] }>();
-  for (const { key, value } of entries) {
-    if (!value.check) continue;
-    const seen = byCheck.get(key[1]);
-    if (seen) {
-      seen.check = value.check;
-      seen.pings.push(value.ping);
-    } else byCheck.set(key[1], { check: value.check, pings: [value.ping] });
-  }
   const prepared: PreparedApply = { newest: entries[entries.length - 1]!.key, entries: entries.map((e) => e.key), checks: [], pings: [], dropPings: [] };
   const encodeCheck = encoderOf(db.checks);
   const encodePing = encoderOf(db.pings);
   const keepOf = pingLogLimits(db);
-  for (const [uuid, { check, pings }] of byCheck) {
-    if (checkIsGone(db, uuid)) continue;
+  for (const [uuid, { check, pings }] of byCheck(db, entries)) {
+    if (!check || checkIsGone(db, uuid)) continue;
     const firstKept = pings[pings.length - 1]!.n - keepOf(check) + 1;
     for (const ping of pings) if (ping.n >= firstKept) prepared.pings.push([[uuid, ping.n], asBinary(encodePing.encode(ping))]);
     if (firstKept > 1) {
