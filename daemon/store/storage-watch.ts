@@ -157,7 +157,7 @@ export class StorageWatch implements WriteGate {
     this.lastLookAt = performance.now();
     this.admitted = 0;
     if (this.lastLookAt - this.lastUsedAt >= MIN_USED_GAP_MS) {
-      this.usedOnDisk = this.usedBytes();
+      this.usedOnDisk = usedBytesOf(this.store);
       this.lastUsedAt = this.lastLookAt;
     }
     // The writes under way are not on the disk yet: counted as if they were,
@@ -170,14 +170,6 @@ export class StorageWatch implements WriteGate {
     if (change === 'raised') this.logger.error({ ...fields, cause: alarm.cause }, `storage alarm on: ${this.report().reason}`);
     if (change === 'cleared') this.logger.error(fields, `storage alarm off: ${clearedReason(this.reading)}`);
     this.announce();
-  }
-
-  private usedBytes(): number | null {
-    try {
-      return this.store.usedBytes();
-    } catch {
-      return null;
-    }
   }
 
   /**
@@ -220,6 +212,15 @@ export class StorageWatch implements WriteGate {
   }
 }
 
+/** The data the database holds, null when its page counts cannot be read. */
+function usedBytesOf(store: Store): number | null {
+  try {
+    return store.usedBytes();
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The storage alarm for a command run beside the daemon (an admin write): as
  * the daemon last recorded it, if the disk still holds it on by the daemon's
@@ -229,13 +230,8 @@ export class StorageWatch implements WriteGate {
 export function standingAlarm(store: Store, now: number): StorageReport | null {
   const recorded = store.recordedStorageAlarm();
   if (!recorded?.active) return null;
-  let used: number | null = null;
-  try {
-    used = store.usedBytes();
-  } catch {
-    // unknown: the recorded cause holds
-  }
-  const reading: StorageReading = { freeBytes: freeBytes(store.dataDir), usedBytes: used };
+  // An unknown figure (null) leaves the recorded cause standing.
+  const reading: StorageReading = { freeBytes: freeBytes(store.dataDir), usedBytes: usedBytesOf(store) };
   const { alarm } = nextAlarm(recorded, reading, recorded, now);
   return alarm.active ? storageReport(alarm, reading, recorded) : null;
 }
