@@ -21,7 +21,7 @@ export function cliJson(cliPath: string, args: string[]): any {
  * measure it: the service's node options (plus any given, e.g. profiling),
  * ports chosen by the OS on loopback, no API rate limit, quiet logs.
  */
-export function serveArgs(cliPath: string, dataDir: string, extraNodeArgs: readonly string[] = []): string[] {
+export function serveArgs(cliPath: string, dataDir: string, extraNodeArgs: readonly string[] = [], logLevel = 'warn'): string[] {
   return [
     ...SERVE_NODE_FLAGS,
     ...extraNodeArgs,
@@ -36,7 +36,7 @@ export function serveArgs(cliPath: string, dataDir: string, extraNodeArgs: reado
     '--api-rate-limit',
     '0',
     '--log-level',
-    'warn',
+    logLevel,
   ];
 }
 
@@ -49,6 +49,8 @@ export interface Spawned {
   proc: ChildProcess;
   /** The ready line, matched. */
   ready: RegExpExecArray;
+  /** Everything it wrote to stderr so far (its log). */
+  stderr(): string;
   /** SIGTERM unless it has exited, and wait for the exit. */
   stop(): Promise<void>;
 }
@@ -72,6 +74,7 @@ export async function spawnUntilReady(name: string, args: string[], readyRe: Reg
   return {
     proc,
     ready,
+    stderr: () => stderr,
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill('SIGTERM');

@@ -99,7 +99,9 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
   const monitor = new DeadlineMonitor(store, clock, logger.child({ component: 'monitor' }), {
     maxSleepMs: passIntervalMs(watching, MAX_SLEEP_MS),
     onAlive: selfWatch.alive,
+    ...(config.monitorLoadBudgetMs !== undefined ? { loadBudgetMs: config.monitorLoadBudgetMs } : {}),
   });
+  pings.beforePing = (check, now) => monitor.catchUp(check, now);
   events.subscribe(monitor.onEvents);
   const notifier = new Notifier(store, clock, logger.child({ component: 'notifier' }), config.notify ?? NOTIFY_DEFAULTS, config.baseUrl);
   // The cursor exists before the monitor's catch-up can flip anything.
@@ -132,7 +134,8 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
   // Pushed before its start: a catch-up that fails may have armed the timer.
   closers.push(() => monitor.stop());
   // Catch up with deadlines that passed while stopped before accepting pings,
-  // so catch-up flips precede new pings.
+  // so catch-up flips precede new pings (a check read later is caught up with
+  // by its first ping: monitor.catchUp).
   await monitor.start();
   events.start();
   closers.push(() => events.stop());

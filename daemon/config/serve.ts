@@ -14,6 +14,8 @@ export interface ServeConfig extends ServeSettingValues {
   heartbeatEveryMs?: number;
   /** How often the storage alarm looks at the disk; STORAGE_POLL_MS when absent (tests shorten it). */
   storagePollMs?: number;
+  /** How long the monitor reads checks before the daemon serves; LOAD_BUDGET_MS when absent (tests shorten it). */
+  monitorLoadBudgetMs?: number;
 }
 
 /** The default of each serve setting, as text (settings.ts). */

@@ -6,6 +6,13 @@
 // flip with the deadline itself (status-machine §4). Its loop runs at least
 // every maxSleepMs, deadlines or not, and each pass that completes is reported
 // (onAlive): that is how checkd tells that it is alive (self-watch.ts).
+//
+// The checks are read at start a chunk at a time. What is read within a time
+// budget is caught up with before start() resolves; the rest is read between
+// passes while the daemon already serves, so a million checks do not hold the
+// ready line back. A ping for a check whose deadline passed while the daemon
+// was stopped, and which the catch-up has not reached yet, steps it first
+// (catchUp), so that missed deadline still comes out as its flip.
 import { performance } from 'node:perf_hooks';
 import { DeadlineHeap } from './min-heap.js';
 import { stepCheck, wakeAt } from './check-step.js';
@@ -23,13 +30,20 @@ export const MAX_SLEEP_MS = 30_000;
 const RETRY_AFTER_FAILURE_MS = 5000;
 /** Checks evaluated per transaction during a catch-up. */
 const BATCH = 500;
+/** Checks read per chunk at start: a few milliseconds of reading between two turns of the event loop. */
+const LOAD_CHUNK = 2000;
+/** How long start() reads checks before it lets the daemon serve and reads the rest meanwhile. */
+export const LOAD_BUDGET_MS = 500;
 
 export interface DeadlineMonitorOptions {
   /** The longest sleep between two passes (MAX_SLEEP_MS unless shorter). */
   maxSleepMs?: number;
   /** Called after each pass, and each batch of a long one, that completed without an error. */
   onAlive?: () => void;
+  /** How long start() reads checks before it resolves (LOAD_BUDGET_MS unless given; tests shorten it). */
+  loadBudgetMs?: number;
 }
+
 
 export class DeadlineMonitor {
   private readonly heap = new DeadlineHeap();
@@ -45,6 +59,13 @@ export class DeadlineMonitor {
   private running = false;
   private stopped = false;
   private idle: Promise<void> = Promise.resolve();
+  private readonly loadBudgetMs: number;
+  /** When the monitor was made: a deadline before it passed while the daemon was stopped. */
+  private readonly startedAt: number;
+  /** Every check was read and a pass followed: nothing is left from before the start. */
+  private caughtUp = false;
+  /** The reading of the checks that goes on after start() resolved. */
+  private loading: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
@@ -54,24 +75,76 @@ export class DeadlineMonitor {
   ) {
     this.maxSleepMs = Math.min(opts.maxSleepMs ?? MAX_SLEEP_MS, MAX_SLEEP_MS);
     this.onAlive = opts.onAlive ?? (() => {});
+    this.loadBudgetMs = opts.loadBudgetMs ?? LOAD_BUDGET_MS;
+    this.startedAt = clock.now();
     this.windows = new WindowTracker(store);
   }
 
   /**
-   * Load every armed deadline from the store and process what is already due
-   * (the catch-up after a stop). Resolves once that first pass is committed, so
-   * the caller can finish it before accepting pings.
+   * Load the armed deadlines from the store and process what is already due
+   * (the catch-up after a stop). Resolves once the checks read within the
+   * load budget are caught up with and committed, so the caller can finish
+   * that before accepting pings; the rest are read meanwhile (loadedAll).
    */
   async start(): Promise<void> {
-    // A held check is looked at once at start: its hold may have ended while the daemon was stopped.
-    for (const check of this.store.allChecks()) {
+    for (const [key, at] of this.windows.load(this.clock.now())) this.heap.set(key, at);
+    const chunks = this.store.checkChunks({ size: LOAD_CHUNK })[Symbol.asyncIterator]();
+    const until = performance.now() + this.loadBudgetMs;
+    let done = false;
+    while (!done && !this.stopped && performance.now() < until) done = await this.loadChunk(chunks);
+    this.logger.info({ armed: this.heap.size, allRead: done }, 'deadline monitor started');
+    this.tick();
+    await this.idle;
+    if (done) this.caughtUp = true;
+    else this.loading = this.loadRest(chunks);
+  }
+
+  /** Resolves once every check has been read (and the monitor has stopped or armed for it). */
+  get loadedAll(): Promise<void> {
+    return this.loading;
+  }
+
+  private async loadRest(chunks: AsyncIterator<CheckRecord[]>): Promise<void> {
+    try {
+      while (!this.stopped && !(await this.loadChunk(chunks))) this.arm();
+      await this.poke();
+      this.caughtUp = true;
+      this.logger.info({ armed: this.heap.size }, 'deadline monitor read every check');
+    } catch (err) {
+      // Left unhandled, so fatal: a check whose deadline was never read would never go down.
+      this.logger.error({ err }, 'reading the checks at start failed');
+      throw err;
+    }
+  }
+
+  /** Read the next chunk of checks into the heap; true once there are no more. */
+  private async loadChunk(chunks: AsyncIterator<CheckRecord[]>): Promise<boolean> {
+    const next = await chunks.next();
+    if (next.done) return true;
+    for (const check of next.value) {
+      // A held check is looked at once at start: its hold may have ended while the daemon was stopped.
       this.heap.set(check.uuid, check.hold ? 0 : wakeAt(this.store, check));
       this.follow(check);
     }
-    for (const [key, at] of this.windows.load(this.clock.now())) this.heap.set(key, at);
-    this.logger.info({ armed: this.heap.size }, 'deadline monitor started');
-    this.tick();
-    await this.idle;
+    return false;
+  }
+
+  /**
+   * Inside a ping's transaction, before the ping applies: a check still due
+   * from before the start is one the catch-up has not reached (a step moves
+   * a check's wake past the step, or clears it). It is stepped as the
+   * catch-up would have (its missed deadline becomes its flip), and the ping
+   * applies to what that left. A deadline that passed while running is the
+   * monitor's: a ping before its pass wins, as it always has.
+   */
+  catchUp(check: CheckRecord, now: number): CheckRecord {
+    if (this.caughtUp) return check;
+    const wake = wakeAt(this.store, check);
+    if (wake === null || wake > this.startedAt) return check;
+    this.store.applyJournalInTxn();
+    const step = stepCheck(this.store, check, now, this.logger);
+    this.follow(step.check);
+    return step.check;
   }
 
   /**
@@ -88,6 +161,7 @@ export class DeadlineMonitor {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.loading.catch(() => {});
     await this.idle;
   }
 

@@ -34,7 +34,13 @@ export type SlugResolution =
 /** How far back the ping-list duration looks for the matching start. */
 const DURATION_LOOKBACK = 1000;
 
+/** Brings a check up to date before a ping applies to it, inside the ping's transaction (the monitor's catch-up). */
+export type BeforePing = (check: CheckRecord, now: number) => CheckRecord;
+
 export class PingService {
+  /** Set once the deadline monitor exists; until then a check is taken as stored. */
+  beforePing: BeforePing = (check) => check;
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
@@ -67,8 +73,9 @@ export class PingService {
   ): Promise<'ok' | 'missing'> {
     const now = this.clock.now();
     return this.gate.admit(facts.body.length, () => this.store.transactPing(() => {
-      const check = this.store.getCheck(uuid);
-      if (!check) return 'missing';
+      const stored = this.store.getCheck(uuid);
+      if (!stored) return 'missing';
+      const check = this.beforePing(stored, now);
       const kind = classify(check);
       const n = check.nPings + 1;
       // Read lazily: the walk usually stops at the first earlier ping. A check

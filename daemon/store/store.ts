@@ -761,11 +761,6 @@ export class Store {
     return checkEdits(this.db, projectId);
   }
 
-  /** Every check of every project (monitor start-up). */
-  *allChecks(): Iterable<CheckRecord> {
-    for (const { key, value } of this.db.checks.getRange()) yield this.pending.latestCheck(key, this.journaled) ?? value;
-  }
-
   /**
    * Every check (of one project, in creation order, or of all, in uuid order)
    * in chunks of `size`, with a turn of the event loop between two chunks.

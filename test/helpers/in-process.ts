@@ -65,6 +65,8 @@ export interface StartOptions {
   storageReserve?: number;
   /** How often the storage alarm looks at the disk (default the daemon's). */
   storagePollMs?: number;
+  /** How long the monitor reads checks before the daemon serves (default the daemon's). */
+  monitorLoadBudgetMs?: number;
 }
 
 /** Start a daemon in this process; it is stopped at cleanup (see cleanup.ts). */
@@ -88,6 +90,7 @@ export async function startInProcess(opts: StartOptions = {}): Promise<InProcess
     storageQuota: opts.storageQuota ?? null,
     storageReserve: opts.storageReserve ?? 0,
     storagePollMs: opts.storagePollMs,
+    monitorLoadBudgetMs: opts.monitorLoadBudgetMs,
     notify: { ...NOTIFY_DEFAULTS, ...opts.notify },
   };
   const clock = opts.clock ?? systemClock;

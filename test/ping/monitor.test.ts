@@ -1,12 +1,16 @@
 // The deadline monitor (status-machine §4): a running daemon flips an overdue
 // check to down within a second of its deadline, timestamped with the deadline
 // itself; and a daemon started after its checks went overdue catches up with
-// exactly one down flip each, at the deadline, however often it restarts.
+// exactly one down flip each, at the deadline, however often it restarts,
+// also when it serves before it has read every check.
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { DeadlineMonitor } from '../../daemon/monitor/deadlines.js';
 import { ManualClock } from '../../daemon/shared/clock.js';
+import { createLogger } from '../../daemon/shared/log.js';
 import { api, send } from '../helpers/http.js';
 import { startInProcess, type InProcessDaemon } from '../helpers/in-process.js';
-import { plantChecks } from '../helpers/store.js';
+import { openTempStore, plantChecks } from '../helpers/store.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -221,5 +225,90 @@ describe('restart catch-up', () => {
     }
     expect(d.daemon.monitor.armedCount).toBe(fine.length);
     await d.stop();
+  });
+});
+
+describe('a start that serves before every check is read', () => {
+  it('reads the rest while serving; a check pinged before it was read still gets its missed down flip', async () => {
+    const dir = tempDir();
+    const clock = new ManualClock(T0);
+    let d = await startInProcess({ dataDir: dir, clock });
+    const p = await d.createProject({ checkLimit: 10_000 });
+    const made = await plantChecks(d.daemon.store, p.id, 5000, {
+      createdAt: T0,
+      shape: (c, i) => {
+        c.status = 'up';
+        c.timeout = 60;
+        c.grace = 60;
+        c.lastPing = i % 13 === 0 ? T0 : T0 - 3600 * SEC + i;
+        c.alertAfter = c.lastPing + 120 * SEC;
+        c.nPings = 1;
+      },
+    });
+    await d.stop();
+    const overdue = made.filter((_, i) => i % 13 !== 0).map((c) => c.uuid);
+    const fine = made.filter((_, i) => i % 13 === 0).map((c) => c.uuid);
+    // Read last: checks are read in uuid order.
+    const pinged = overdue.reduce((a, b) => (a > b ? a : b));
+
+    const log: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        log.push(...chunk.toString().split('\n').filter(Boolean));
+        cb();
+      },
+    });
+    clock.set(T0 + 60 * SEC);
+    d = await startInProcess({ dataDir: dir, clock, monitorLoadBudgetMs: 0, log: { level: 'info', to: sink } });
+    expect((await send(d.url, `/ping/${pinged}`)).status).toBe(200);
+    await d.daemon.monitor.loadedAll;
+    await d.daemon.monitor.poke();
+
+    const started = log.map((l) => JSON.parse(l)).find((l) => l.msg === 'deadline monitor started');
+    expect(started).toMatchObject({ allRead: false });
+    expect(log.some((l) => l.includes('deadline monitor read every check'))).toBe(true);
+    const s = d.daemon.store;
+    const deadline = (uuid: string) => made.find((c) => c.uuid === uuid)!.alertAfter!;
+    // Down at its deadline (before the ping, by the catch-up or by the ping's own), then up.
+    expect(s.listFlips(pinged)).toMatchObject([
+      { created: T0 + 60 * SEC, oldStatus: 'down', newStatus: 'up' },
+      { created: deadline(pinged), oldStatus: 'up', newStatus: 'down', reason: 'timeout' },
+    ]);
+    for (const uuid of overdue) {
+      if (uuid === pinged) continue;
+      expect(s.listFlips(uuid)).toMatchObject([{ created: deadline(uuid), newStatus: 'down' }]);
+    }
+    for (const uuid of fine) expect(s.listFlips(uuid)).toEqual([]);
+    // Every check with a deadline is armed: the fine ones and the pinged one.
+    expect(d.daemon.monitor.armedCount).toBe(fine.length + 1);
+  });
+
+  it('catchUp steps a check due since before the start, and leaves later deadlines to the monitor', async () => {
+    const { store } = openTempStore();
+    const clock = new ManualClock(T0 + 200 * SEC);
+    const { project } = await store.createProject({ name: 'p', checkLimit: 20, pingLogLimit: 100 }, T0);
+    const [due, later] = await plantChecks(store, project.id, 2, {
+      createdAt: T0,
+      shape: (c, i) => {
+        c.status = 'up';
+        c.timeout = i === 0 ? 60 : 600;
+        c.grace = 60;
+        c.lastPing = T0;
+        c.alertAfter = T0 + (c.timeout + c.grace) * SEC;
+      },
+    });
+    // Made (the daemon starting) at T0 + 200 s: the first check's deadline passed before.
+    const monitor = new DeadlineMonitor(store, clock, createLogger('silent'));
+    const stepped = await store.transactPing(() => monitor.catchUp(store.getCheck(due!.uuid)!, clock.now()));
+    expect(stepped).toMatchObject({ status: 'down', alertAfter: null });
+    expect(store.listFlips(due!.uuid)).toMatchObject([{ created: T0 + 120 * SEC, newStatus: 'down' }]);
+    // Stepped once: a second ping finds nothing to catch up with.
+    const down = store.getCheck(due!.uuid)!;
+    expect(await store.transactPing(() => monitor.catchUp(down, clock.now()))).toBe(down);
+    // Due only since the start: the monitor's pass decides, a ping before it wins.
+    clock.set(T0 + 900 * SEC);
+    const dueSinceStart = store.getCheck(later!.uuid)!;
+    expect(await store.transactPing(() => monitor.catchUp(dueSinceStart, clock.now()))).toBe(dueSinceStart);
+    expect(store.listFlips(later!.uuid)).toEqual([]);
   });
 });
