@@ -14,6 +14,7 @@
 // was stopped, and which the catch-up has not reached yet, steps it first
 // (catchUp), so that missed deadline still comes out as its flip.
 import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers/promises';
 import { DeadlineHeap } from './min-heap.js';
 import { stepCheck, wakeAt } from './check-step.js';
 import { isWindowKey, WindowTracker, type Wake } from './windows.js';
@@ -88,15 +89,15 @@ export class DeadlineMonitor {
    */
   async start(): Promise<void> {
     for (const [key, at] of this.windows.load(this.clock.now())) this.heap.set(key, at);
-    const chunks = this.store.checkChunks({ size: LOAD_CHUNK })[Symbol.asyncIterator]();
+    const reading = { after: undefined as string | undefined };
     const until = performance.now() + this.loadBudgetMs;
     let done = false;
-    while (!done && !this.stopped && performance.now() < until) done = await this.loadChunk(chunks);
+    while (!done && !this.stopped && performance.now() < until) done = this.loadChunk(reading);
     this.logger.info({ armed: this.heap.size, allRead: done }, 'deadline monitor started');
     this.tick();
     await this.idle;
     if (done) this.caughtUp = true;
-    else this.loading = this.loadRest(chunks);
+    else this.loading = this.loadRest(reading);
   }
 
   /** Resolves once every check has been read (and the monitor has stopped or armed for it). */
@@ -104,9 +105,13 @@ export class DeadlineMonitor {
     return this.loading;
   }
 
-  private async loadRest(chunks: AsyncIterator<CheckRecord[]>): Promise<void> {
+  private async loadRest(reading: { after: string | undefined }): Promise<void> {
     try {
-      while (!this.stopped && !(await this.loadChunk(chunks))) this.arm();
+      // A turn of the event loop between two chunks lets pings and passes through.
+      while (!this.stopped && !this.loadChunk(reading)) {
+        this.arm();
+        await setImmediate();
+      }
       await this.poke();
       this.caughtUp = true;
       this.logger.info({ armed: this.heap.size }, 'deadline monitor read every check');
@@ -117,16 +122,21 @@ export class DeadlineMonitor {
     }
   }
 
-  /** Read the next chunk of checks into the heap; true once there are no more. */
-  private async loadChunk(chunks: AsyncIterator<CheckRecord[]>): Promise<boolean> {
-    const next = await chunks.next();
-    if (next.done) return true;
-    for (const check of next.value) {
+  /**
+   * Read the chunk of checks after `reading.after` into the heap, one check at
+   * a time (a chunk held whole would outlive young collections and swell the
+   * old heap); true once there are no more.
+   */
+  private loadChunk(reading: { after: string | undefined }): boolean {
+    let n = 0;
+    for (const check of this.store.checksAfter(reading.after, LOAD_CHUNK)) {
       // A held check is looked at once at start: its hold may have ended while the daemon was stopped.
       this.heap.set(check.uuid, check.hold ? 0 : wakeAt(this.store, check));
       this.follow(check);
+      reading.after = check.uuid;
+      n++;
     }
-    return false;
+    return n < LOAD_CHUNK;
   }
 
   /**

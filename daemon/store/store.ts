@@ -783,18 +783,27 @@ export class Store {
   private chunkOfAll(size: number): () => { checks: CheckRecord[]; more: boolean } {
     let after: string | undefined;
     return () => {
-      const checks: CheckRecord[] = [];
-      // No `start` at all for the first chunk: an explicit undefined start makes
-      // lmdb-js include msgpackr's shared-structures record, which is no check.
-      const range = this.db.checks.getRange(after === undefined ? { limit: size } : { start: after, limit: size + 1 });
-      for (const { key, value } of range) {
-        if (key === after) continue;
-        checks.push(this.pending.latestCheck(key, this.journaled) ?? value);
-        after = key;
-        if (checks.length === size) break;
-      }
+      const checks = [...this.checksAfter(after, size)];
+      if (checks.length > 0) after = checks[checks.length - 1]!.uuid;
       return { checks, more: checks.length === size };
     };
+  }
+
+  /**
+   * Up to `size` checks in uuid order, from the first after `after` (from the
+   * first of all when undefined), one at a time in one read: a walk in pieces
+   * that holds no more than the check it is at.
+   */
+  *checksAfter(after: string | undefined, size: number): Generator<CheckRecord> {
+    // No `start` at all for the first piece: an explicit undefined start makes
+    // lmdb-js include msgpackr's shared-structures record, which is no check.
+    const range = this.db.checks.getRange(after === undefined ? { limit: size } : { start: after, limit: size + 1 });
+    let n = 0;
+    for (const { key, value } of range) {
+      if (key === after) continue;
+      yield this.pending.latestCheck(key, this.journaled) ?? value;
+      if (++n === size) return;
+    }
   }
 
   private chunkOfProject(projectId: string, size: number): () => { checks: CheckRecord[]; more: boolean } {
