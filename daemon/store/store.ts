@@ -871,10 +871,8 @@ export class Store {
         db: this.db,
         transact: (fn) => this.transact(fn),
         lastCreatedAt: (projectId) => this.lastCreatedAt(projectId),
-        putNewCheck: (check) => {
-          this.db.checks.put(check.uuid, check);
-          this.appendCreated(check, now);
-        },
+        putNewCheck: (check) => this.db.checks.put(check.uuid, check),
+        announceNewCheck: (check, at) => this.appendCreated(check, at),
         countAdded: (projectId, n) => {
           setCheckCount(this.db, projectId, checkCount(this.db, projectId) + n);
           noteCheckEdits(this.db, projectId, n);
