@@ -57,7 +57,12 @@ export interface LoadTarget {
   lastCreatedAt(projectId: string): number;
   /** Inside a write transaction: a new check's record. */
   putNewCheck(check: CheckRecord): void;
-  /** Inside a write transaction: the check.created event of a check put before. */
+  /**
+   * Inside a write transaction: the check.created event of a check put
+   * before. It names the check without carrying it: a million copies of the
+   * records would double what the import writes, for a log that keeps the
+   * last 200,000 events.
+   */
   announceNewCheck(check: CheckRecord, now: number): void;
   /** Inside a write transaction: `n` checks of the project were added. */
   countAdded(projectId: string, n: number): void;

@@ -60,7 +60,11 @@ export interface StoredEvent {
   type: EventType;
   projectId: string;
   checkUuid: string | null;
-  /** The check as it is after this event (absent for deletions and non-check events). */
+  /**
+   * The check as it is after this event (absent for deletions and non-check
+   * events). An import's check.created is stored without it; Store.eventsAfter
+   * reads the check's record in its place.
+   */
   check?: CheckRecord;
   ping?: PingSummary;
   flip?: FlipRecord;

@@ -872,7 +872,8 @@ export class Store {
         transact: (fn) => this.transact(fn),
         lastCreatedAt: (projectId) => this.lastCreatedAt(projectId),
         putNewCheck: (check) => this.db.checks.put(check.uuid, check),
-        announceNewCheck: (check, at) => this.appendCreated(check, at),
+        // Named, not carried: the record is in the same transaction, and eventsAfter reads it.
+        announceNewCheck: (check, at) => this.append({ at, type: 'check.created', projectId: check.projectId, checkUuid: check.uuid }),
         countAdded: (projectId, n) => {
           setCheckCount(this.db, projectId, checkCount(this.db, projectId) + n);
           noteCheckEdits(this.db, projectId, n);
@@ -979,7 +980,15 @@ export class Store {
 
   /** Events with revision > `after`, oldest first, at most `limit`. */
   eventsAfter(after: number, limit = 1000): StoredEvent[] {
-    return readEventsAfter(this.db, after, limit);
+    const events = readEventsAfter(this.db, after, limit);
+    // An import's check.created names its check without carrying it (bulk-load.ts): its record, as it is now.
+    for (const e of events) {
+      if (e.type === 'check.created' && !e.check && e.checkUuid) {
+        const check = this.getCheck(e.checkUuid);
+        if (check) e.check = check;
+      }
+    }
+    return events;
   }
 
   /** Oldest revision still in the log, or null when the log is empty. */

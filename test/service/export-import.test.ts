@@ -14,6 +14,7 @@ import { openStore, openTempStore, plantChecks } from '../helpers/store.js';
 import { writeExport } from '../../daemon/ops/transfer.js';
 import { uniqueKeyOf } from '../../daemon/domain/ids.js';
 import { tempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Project {
   id: string;
@@ -318,7 +319,44 @@ describe('import', () => {
     const created = s.eventsAfter(0, 30_000).filter((e) => e.type === 'check.created');
     expect(created).toHaveLength(20_395);
     expect(new Set(created.map((e) => e.checkUuid)).size).toBe(20_395);
+    // Stored without the check, read with it.
+    expect(created.every((e) => e.check?.uuid === e.checkUuid)).toBe(true);
+    expect(created.find((e) => e.checkUuid === many[20_344]!.uuid)?.check).toEqual(s.getCheck(many[20_344]!.uuid));
   }, 120_000);
+
+  it('into a running daemon: it hears of the imported checks, arms their deadlines and flips the overdue one', async () => {
+    const { store: src } = openTempStore('checkd-import-live-src-');
+    const now = Date.now();
+    const { project, apiKey } = await src.createProject({ name: 'live', checkLimit: 20, pingLogLimit: 10 }, now);
+    const [overdue, later] = await plantChecks(src, project.id, 2, {
+      createdAt: now,
+      shape: (c, i) => {
+        c.status = 'up';
+        c.timeout = 60;
+        c.grace = 60;
+        c.lastPing = i === 0 ? now - 3600_000 : now;
+        c.alertAfter = c.lastPing + 120_000;
+        c.nPings = 1;
+      },
+    });
+    const pieces: string[] = [];
+    writeExport(src, (t) => pieces.push(t), now);
+    const file = join(tmp, 'live.json');
+    writeFileSync(file, pieces.join(''));
+
+    const dir = tempDir();
+    const live = await serve(dir);
+    try {
+      const imported = await runCli(['import', '--data-dir', dir, file]);
+      expect(imported.code, imported.stderr).toBe(0);
+      const flips = async (uuid: string) => (await api(live.url, `/api/v3/checks/${uuid}/flips/`, { key: apiKey })).json as Array<{ up: number }>;
+      await waitFor(async () => (await flips(overdue!.uuid)).some((f) => f.up === 0), { timeout: 10_000, what: "the overdue check's down flip" });
+      expect(await flips(later!.uuid)).toEqual([]);
+      expect((await api(live.url, `/api/v3/checks/${later!.uuid}`, { key: apiKey })).json).toMatchObject({ status: 'up', name: later!.name });
+    } finally {
+      await live.stop();
+    }
+  }, 60_000);
 
   it('reads standard input with -', async () => {
     const { spawnSync } = await import('node:child_process');
