@@ -10,6 +10,7 @@ import { decideFlip } from './holds.js';
 import type { Clock } from '../shared/clock.js';
 import type { CheckRecord, PingKind, PingRecord } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import type { StoredEvent } from '../store/events.js';
 import { OPEN_GATE, type WriteGate } from '../store/storage-watch.js';
 import type { UrlAction } from '../domain/ping-url.js';
 
@@ -96,12 +97,11 @@ export class PingService {
         body: facts.body.length > 0 ? facts.body : null,
       };
       const applied = applySignal(check, { kind, rid: facts.rid, now });
-      const event = {
+      const event: Omit<StoredEvent, 'rev'> = {
         at: now,
         type: 'ping.received' as const,
         projectId: check.projectId,
         checkUuid: uuid,
-        check: applied.check,
         ping: {
           n,
           kind,

@@ -62,8 +62,9 @@ export interface StoredEvent {
   checkUuid: string | null;
   /**
    * The check as it is after this event (absent for deletions and non-check
-   * events). An import's check.created is stored without it; Store.eventsAfter
-   * reads the check's record in its place.
+   * events). A journaled ping's ping.received and an import's check.created
+   * are stored without it; Store.eventsAfter reads the check's record, as it is
+   * then, in its place.
    */
   check?: CheckRecord;
   ping?: PingSummary;

@@ -7,13 +7,16 @@
 // time (`applyJournal`): each page is then written once per batch instead of
 // once per ping. Every write transaction other than a ping's applies the
 // journal first, so it always reads and changes current records; readers see
-// the entries not yet applied through PendingPings. An entry holds the ping
-// only: the check as it is after the ping is in the event of the same
-// revision, so a ping encodes the check once, not twice.
+// the entries not yet applied through PendingPings. Neither an entry nor the
+// ping's event holds the check: a ping's effect on its check is a pure
+// function of the check and the ping (applySignal), so the check after a
+// journaled ping is worked out again, from the stored record and the pings
+// journaled before it, when the journal is read. A ping encodes no check.
 import { asBinary } from 'lmdb';
 import { currentRevision } from './events.js';
 import { forWriting, type Db, type JournalEntry } from './schema.js';
 import { insertPing, pingLogLimitOf } from './ping-log.js';
+import { applySignal } from '../domain/status.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
 
 /**
@@ -27,18 +30,25 @@ type JournalKey = [number, string];
 /** The journal of an environment opened for writing, where openDb always creates it. */
 const writable = (db: Db) => forWriting(db.journal, 'the ping journal');
 
-/** Inside a write transaction: journal a ping recorded at revision `rev`, whose event holds the check. */
+/** Inside a write transaction: journal a ping recorded at revision `rev`. */
 export function journalPing(db: Db, rev: number, uuid: string, ping: PingRecord): void {
-  writable(db).put([rev, uuid], { ping }, ENTRY_VERSION);
+  writable(db).put([rev, uuid], { ping, replay: true }, ENTRY_VERSION);
+}
+
+/** The check after a ping the ping path journaled: what it made of the check before (pings.ts). */
+export function checkAfterPing(before: CheckRecord, ping: PingRecord): CheckRecord {
+  return applySignal(before, { kind: ping.kind, rid: ping.rid, now: ping.date }).check;
 }
 
 /**
- * The check after an entry's ping: from the ping's event (the event log keeps
- * every event the journal still needs, Store.pruneEvents), from the entry
- * itself when an older version wrote it there, else the stored record.
- * Undefined for a check deleted since.
+ * The check after an entry's ping, given the check before it (the stored
+ * record for a check's oldest entry): worked out again, or, for an entry
+ * an older version wrote, from the entry or the ping's event (the event log
+ * keeps every event the journal still needs, Store.pruneEvents). Undefined
+ * for a check deleted since.
  */
-function checkAfter(db: Db, key: JournalKey, stored: JournalEntry): CheckRecord | undefined {
+function checkAfter(db: Db, key: JournalKey, stored: JournalEntry, before: CheckRecord | undefined): CheckRecord | undefined {
+  if (stored.replay) return before && checkAfterPing(before, stored.ping);
   return stored.check ?? db.events.get(key[0])?.check ?? db.checks.get(key[1]);
 }
 
@@ -50,19 +60,15 @@ interface CheckPings {
   pings: PingRecord[];
 }
 
-/** Entries (oldest first) by check; only the newest entry of each is looked up for the record. */
+/** Entries (oldest first) by check, each check's record carried through its pings from the stored one. */
 function byCheck(db: Db, entries: Entries): Map<string, CheckPings> {
-  const newest = new Map<string, { key: JournalKey; value: JournalEntry; pings: PingRecord[] }>();
-  for (const { key, value } of entries) {
-    const seen = newest.get(key[1]);
-    if (seen) {
-      seen.key = key;
-      seen.value = value;
-      seen.pings.push(value.ping);
-    } else newest.set(key[1], { key, value, pings: [value.ping] });
-  }
   const out = new Map<string, CheckPings>();
-  for (const [uuid, { key, value, pings }] of newest) out.set(uuid, { check: checkAfter(db, key, value), pings });
+  for (const { key, value } of entries) {
+    let seen = out.get(key[1]);
+    if (!seen) out.set(key[1], (seen = { check: db.checks.get(key[1]), pings: [] }));
+    seen.check = checkAfter(db, key, value, seen.check);
+    seen.pings.push(value.ping);
+  }
   return out;
 }
 
@@ -74,8 +80,11 @@ export function isJournaled(db: Db, rev: number, uuid: string): boolean {
 /** Journal entries, oldest first. */
 export function* readJournal(db: Db): Iterable<{ rev: number; uuid: string; check: CheckRecord; ping: PingRecord }> {
   if (!db.journal) return;
+  const current = new Map<string, CheckRecord | undefined>();
   for (const { key, value } of db.journal.getRange()) {
-    const check = checkAfter(db, key, value);
+    const before = current.has(key[1]) ? current.get(key[1]) : db.checks.get(key[1]);
+    const check = checkAfter(db, key, value, before);
+    current.set(key[1], check);
     if (check) yield { rev: key[0], uuid: key[1], check, ping: value.ping };
   }
 }

@@ -20,10 +20,14 @@ export const SCHEMA_VERSION = 6;
 export interface JournalEntry {
   ping: PingRecord;
   /**
-   * The check as it is after this ping: only in entries written before 0.1.x
-   * (left by a process that stopped before applying them). Since, the ping's
-   * event at the same revision holds it (journal.ts).
+   * Set on every entry written since 0.1.x: the check after this ping is the
+   * check before it with the ping applied (domain/status.ts applySignal),
+   * worked out again when the entry is read. Entries without it were written
+   * by older versions: the check after the ping is then in `check` or in the
+   * ping's event.
    */
+  replay?: true;
+  /** The check as it is after this ping: only in entries of versions before those whose events held it. */
   check?: CheckRecord;
 }
 

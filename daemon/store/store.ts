@@ -316,7 +316,10 @@ export class Store {
 
   /** Inside `transactPing`: record a ping that changes nothing but the check's own record. */
   journalPingInTxn(check: CheckRecord, ping: PingRecord, event: Omit<StoredEvent, 'rev'>): number {
+    // Stored without the check (journal.ts works it out again); the put has
+    // encoded it, so the check joins the event only for this process's readers.
     const rev = this.append(event);
+    event.check = check;
     journalPing(this.db, rev, check.uuid, ping);
     const entry = { rev, ping, check };
     this.pending.add(check.uuid, entry);
@@ -981,9 +984,10 @@ export class Store {
   /** Events with revision > `after`, oldest first, at most `limit`. */
   eventsAfter(after: number, limit = 1000): StoredEvent[] {
     const events = readEventsAfter(this.db, after, limit);
-    // An import's check.created names its check without carrying it (bulk-load.ts): its record, as it is now.
+    // A journaled ping's event, and an import's check.created, name their check
+    // without carrying it (journal.ts, bulk-load.ts): its record, as it is now.
     for (const e of events) {
-      if (e.type === 'check.created' && !e.check && e.checkUuid) {
+      if ((e.type === 'ping.received' || e.type === 'check.created') && !e.check && e.checkUuid) {
         const check = this.getCheck(e.checkUuid);
         if (check) e.check = check;
       }

@@ -330,7 +330,7 @@ describe('the ping journal', () => {
     expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
   });
 
-  it("an entry holds the ping only: the check after it comes from the ping's event, in memory and once applied", async () => {
+  it('neither the entry nor the event holds the check: it is worked out again from the stored record and the pings', async () => {
     const { dir, store, clock, pings, uuid } = await setup();
     await pings.record(uuid, 'success', null, facts('one')); // new → up, written directly
     clock.advance(1000);
@@ -339,17 +339,74 @@ describe('the ping journal', () => {
     await pings.record(uuid, 'fail', null, facts('three')); // journaled
     const db = environmentOf(store);
     const [entry] = [...db.journal!.getRange()];
-    expect(Object.keys(entry!.value)).toEqual(['ping']);
-    const eventCheck = db.events.get(entry!.key[0])!.check!;
-    expect(eventCheck).toMatchObject({ nPings: 3, lastPing: T0 + 2000 });
-    expect(store.getCheck(uuid)).toEqual(eventCheck);
-    // A new handle (a restarted daemon) reads the journaled ping back with that check.
+    expect(entry!.value).toEqual({ ping: expect.objectContaining({ n: 3 }), replay: true });
+    expect(db.events.get(entry!.key[0])).toMatchObject({ type: 'ping.received', ping: { n: 3 } });
+    expect(db.events.get(entry!.key[0])!.check).toBeUndefined();
+    const after = store.getCheck(uuid)!;
+    expect(after).toMatchObject({ nPings: 3, lastPing: T0 + 2000, status: 'down' });
+    // The log's readers get the check with the event.
+    expect(store.eventsAfter(entry!.key[0] - 1, 1)[0]!.check).toEqual(after);
+    // A new handle (a restarted daemon) works the same check out again.
     const again = openStore(dir);
-    expect(again.getCheck(uuid)).toEqual(eventCheck);
+    expect(again.getCheck(uuid)).toEqual(after);
     await again.close({ applyJournal: false });
     await store.applyJournal();
-    expect(db.checks.get(uuid)).toEqual(eventCheck);
+    expect(db.checks.get(uuid)).toEqual(after);
     expect(Buffer.from(db.pings.get([uuid, 3])!.body!).toString()).toBe('three');
+  });
+
+  it('a run of journaled pings of every kind is worked out again exactly as the ping path made it', async () => {
+    const { dir, store, clock, pings, uuid } = await setup();
+    await pings.record(uuid, 'success', null, facts()); // new → up, written directly
+    const steps: Array<[Parameters<PingService['record']>[1], number | null, string | null]> = [
+      ['start', null, 'run-1'],
+      ['success', null, 'run-1'],
+      ['log', null, null],
+      ['start', null, null],
+      ['start', null, 'run-2'],
+      ['success', null, 'other'],
+      ['success', 0, 'run-2'],
+      ['success', null, null],
+    ];
+    for (const [action, exitStatus, rid] of steps) {
+      clock.advance(1234);
+      await pings.record(uuid, action, exitStatus, { ...facts('x'), rid });
+    }
+    const db = environmentOf(store);
+    expect(db.journal!.getKeysCount()).toBe(steps.length);
+    const made = store.getCheck(uuid)!;
+    expect(made).toMatchObject({ nPings: steps.length + 1, status: 'up', everStarted: true });
+    const again = openStore(dir);
+    expect(again.getCheck(uuid)).toEqual(made);
+    expect(again.listPings(uuid, 20).map((p) => p.duration)).toEqual(store.listPings(uuid, 20).map((p) => p.duration));
+    await again.close({ applyJournal: false });
+    // The worker's prepared apply, from the stored record.
+    const other = openDb(dir);
+    applyJournalSync(other);
+    closeDb(other);
+    db.root.resetReadTxn();
+    expect(db.checks.get(uuid)).toEqual(made);
+  });
+
+  it("an entry of the version before (the check in the ping's event) is read and applied with that check", async () => {
+    const { dir, store, clock, pings, uuid } = await setup();
+    await pings.record(uuid, 'success', null, facts('one'));
+    clock.advance(1000);
+    await pings.record(uuid, 'success', null, facts('two')); // journaled
+    const db = environmentOf(store);
+    const [entry] = [...db.journal!.getRange()];
+    const event = db.events.get(entry!.key[0])!;
+    // That version's shapes, with a check no replay would make, to tell where it came from.
+    const check = { ...store.getCheck(uuid)!, desc: 'from the event' };
+    await db.root.transaction(() => {
+      db.journal!.put(entry!.key, { ping: entry!.value.ping }, 1);
+      db.events.put(entry!.key[0], { ...event, check });
+    });
+    await store.close({ applyJournal: false });
+    const reopened = openStore(dir);
+    expect(reopened.getCheck(uuid)).toEqual(check);
+    await reopened.applyJournal();
+    expect(environmentOf(reopened).checks.get(uuid)).toEqual(check);
   });
 
   it('an entry an older version left with its check in it is read and applied with that check', async () => {
@@ -359,7 +416,7 @@ describe('the ping journal', () => {
     await pings.record(uuid, 'success', null, facts('two')); // journaled
     const db = environmentOf(store);
     const [entry] = [...db.journal!.getRange()];
-    const check = db.events.get(entry!.key[0])!.check!;
+    const check = store.getCheck(uuid)!;
     // The old shape, and its event gone: only the entry can say what the check became.
     await db.root.transaction(() => {
       db.journal!.put(entry!.key, { check, ping: entry!.value.ping }, 1);
