@@ -16,6 +16,7 @@
 // running meanwhile may find an index entry whose check is not written yet,
 // which it skips as it skips that of a check deleted meanwhile, and hears of
 // each check (check.created) once its record is there.
+import type { Database, Key } from 'lmdb';
 import type { CheckRecord } from '../domain/types.js';
 import { uniqueKeyOf } from '../domain/ids.js';
 import { assertIndexable } from './check-indexes.js';
@@ -77,6 +78,22 @@ export class CheckExistsError extends Error {
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+const APPEND = { append: true } as const;
+
+/**
+ * Inside a write transaction: put an entry with LMDB's MDB_APPEND, which adds
+ * a key that sorts after every key of the tree at its end, without a search
+ * from the root, and leaves full pages behind (docs/performance.md). A key that does not sort last (the tree had later keys, or
+ * JavaScript's order of two strings is not the bytes' order LMDB keeps) is
+ * refused, which lmdb-js reports as a put that resolved false at once; then
+ * it is put as usual.
+ */
+export function putInOrder<V, K extends Key>(db: Database<V, K>, key: K, value: V): void {
+  // lmdb-js takes put options; its typings only know a version there.
+  const putWith = db.put as unknown as (this: Database<V, K>, key: K, value: V, options: typeof APPEND) => { result?: boolean };
+  if (putWith.call(db, key, value, APPEND).result !== true) db.put(key, value);
+}
+
 /** The numbers 0 .. count - 1 (those `keep` accepts) in the order `cmp` gives. */
 function sorted(count: number, cmp: (a: number, b: number) => number, keep?: (n: number) => boolean): Int32Array {
   let order = new Int32Array(count);
@@ -123,20 +140,20 @@ export async function bulkLoadChecks(target: LoadTarget, checks: BulkChecks, now
     last = created[n] = Math.max(checks.createdAt[n]!, last + 1);
   }
 
-  await inParts(target, byCreation, (n) => db.checksByProject.put([projectId[n]!, created[n]!, uuid[n]!], uuid[n]!));
+  await inParts(target, byCreation, (n) => putInOrder(db.checksByProject, [projectId[n]!, created[n]!, uuid[n]!], uuid[n]!));
   const byField = (values: ReadonlyArray<string | undefined>) =>
     sorted(count, (a, b) => compare(projectId[a]!, projectId[b]!) || compare(values[a]!, values[b]!) || compare(uuid[a]!, uuid[b]!), (n) => values[n] !== undefined);
   const slugIndex = forWriting(db.checksBySlug, 'the slug index');
   const nameIndex = forWriting(db.checksByName, 'the name index');
   const dependsOnIndex = forWriting(db.checksByDependsOn, 'the depends_on index');
   // The same entries as check-indexes.ts indexCheck makes: no empty slug, every name, depends_on where set.
-  await inParts(target, byField(slug.map((s) => (s === '' ? undefined : s))), (n) => slugIndex.put([projectId[n]!, slug[n]!, uuid[n]!], uuid[n]!));
-  await inParts(target, byField(name), (n) => nameIndex.put([projectId[n]!, name[n]!, uuid[n]!], uuid[n]!));
-  await inParts(target, byField(dependsOn), (n) => dependsOnIndex.put([projectId[n]!, dependsOn[n]!, uuid[n]!], uuid[n]!));
+  await inParts(target, byField(slug.map((s) => (s === '' ? undefined : s))), (n) => putInOrder(slugIndex, [projectId[n]!, slug[n]!, uuid[n]!], uuid[n]!));
+  await inParts(target, byField(name), (n) => putInOrder(nameIndex, [projectId[n]!, name[n]!, uuid[n]!], uuid[n]!));
+  await inParts(target, byField(dependsOn), (n) => putInOrder(dependsOnIndex, [projectId[n]!, dependsOn[n]!, uuid[n]!], uuid[n]!));
   const uniqueKeys = Array.from({ length: count }, (_, n) => uniqueKeyOf(uuid[n]!));
-  await inParts(target, sorted(count, (a, b) => compare(uniqueKeys[a]!, uniqueKeys[b]!)), (n) => db.uniqueKeys.put(uniqueKeys[n]!, uuid[n]!));
+  await inParts(target, sorted(count, (a, b) => compare(uniqueKeys[a]!, uniqueKeys[b]!)), (n) => putInOrder(db.uniqueKeys, uniqueKeys[n]!, uuid[n]!));
   uniqueKeys.length = 0;
-  await inParts(target, sorted(count, (a, b) => compare(badgeKey[a]!, badgeKey[b]!)), (n) => db.checkBadgeKeys.put(badgeKey[n]!, uuid[n]!));
+  await inParts(target, sorted(count, (a, b) => compare(badgeKey[a]!, badgeKey[b]!)), (n) => putInOrder(db.checkBadgeKeys, badgeKey[n]!, uuid[n]!));
   checks.indexesWritten();
   // The records last, each with its event, and the counts with them.
   const byUuid = sorted(count, (a, b) => compare(uuid[a]!, uuid[b]!));

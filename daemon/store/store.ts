@@ -14,7 +14,7 @@ import { upgradeSchema } from './migrations.js';
 import type { ApiKeyRecord, Db } from './schema.js';
 import { fsyncPath } from '../shared/fsync.js';
 import { assertIndexable, checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, noteCheckEdits, reindexCheck, setCheckCount, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
-import { bulkLoadChecks, type BulkChecks } from './bulk-load.js';
+import { bulkLoadChecks, putInOrder, type BulkChecks } from './bulk-load.js';
 export { CheckExistsError, type BulkChecks } from './bulk-load.js';
 import { appendEvent, currentRevision, oldestRetainedRevision, pruneEvents, readEventsAfter, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, oldestJournaledRevision, readJournal } from './journal.js';
@@ -874,7 +874,7 @@ export class Store {
         db: this.db,
         transact: (fn) => this.transact(fn),
         lastCreatedAt: (projectId) => this.lastCreatedAt(projectId),
-        putNewCheck: (check) => this.db.checks.put(check.uuid, check),
+        putNewCheck: (check) => putInOrder(this.db.checks, check.uuid, check),
         // Named, not carried: the record is in the same transaction, and eventsAfter reads it.
         announceNewCheck: (check, at) => this.append({ at, type: 'check.created', projectId: check.projectId, checkUuid: check.uuid }),
         countAdded: (projectId, n) => {
