@@ -32,6 +32,17 @@ const facts = (body = ''): PingFacts => ({
   rid: null,
 });
 
+/** A check pinged twice: the first ping written directly (new → up), the second journaled. */
+async function oneJournaledPing() {
+  const { dir, store, clock, pings, uuid } = await setup();
+  await pings.record(uuid, 'success', null, facts('one'));
+  clock.advance(1000);
+  await pings.record(uuid, 'success', null, facts('two'));
+  const db = environmentOf(store);
+  const [entry] = [...db.journal!.getRange()];
+  return { dir, store, uuid, db, entry };
+}
+
 async function setup(pingLogLimit = 100) {
   const dir = tempDir('checkd-journal-');
   const store = openStore(dir);
@@ -383,18 +394,13 @@ describe('the ping journal', () => {
     // The worker's prepared apply, from the stored record.
     const other = openDb(dir);
     applyJournalSync(other);
-    closeDb(other);
+    await closeDb(other);
     db.root.resetReadTxn();
     expect(db.checks.get(uuid)).toEqual(made);
   });
 
   it("an entry of the version before (the check in the ping's event) is read and applied with that check", async () => {
-    const { dir, store, clock, pings, uuid } = await setup();
-    await pings.record(uuid, 'success', null, facts('one'));
-    clock.advance(1000);
-    await pings.record(uuid, 'success', null, facts('two')); // journaled
-    const db = environmentOf(store);
-    const [entry] = [...db.journal!.getRange()];
+    const { dir, store, uuid, db, entry } = await oneJournaledPing();
     const event = db.events.get(entry!.key[0])!;
     // That version's shapes, with a check no replay would make, to tell where it came from.
     const check = { ...store.getCheck(uuid)!, desc: 'from the event' };
@@ -410,12 +416,7 @@ describe('the ping journal', () => {
   });
 
   it('an entry an older version left with its check in it is read and applied with that check', async () => {
-    const { dir, store, clock, pings, uuid } = await setup();
-    await pings.record(uuid, 'success', null, facts('one'));
-    clock.advance(1000);
-    await pings.record(uuid, 'success', null, facts('two')); // journaled
-    const db = environmentOf(store);
-    const [entry] = [...db.journal!.getRange()];
+    const { dir, store, uuid, db, entry } = await oneJournaledPing();
     const check = store.getCheck(uuid)!;
     // The old shape, and its event gone: only the entry can say what the check became.
     await db.root.transaction(() => {
