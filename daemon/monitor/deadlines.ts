@@ -45,7 +45,6 @@ export interface DeadlineMonitorOptions {
   loadBudgetMs?: number;
 }
 
-
 export class DeadlineMonitor {
   private readonly heap = new DeadlineHeap();
   private readonly windows: WindowTracker;

@@ -83,10 +83,10 @@ const APPEND = { append: true } as const;
 /**
  * Inside a write transaction: put an entry with LMDB's MDB_APPEND, which adds
  * a key that sorts after every key of the tree at its end, without a search
- * from the root, and leaves full pages behind (docs/performance.md). A key that does not sort last (the tree had later keys, or
- * JavaScript's order of two strings is not the bytes' order LMDB keeps) is
- * refused, which lmdb-js reports as a put that resolved false at once; then
- * it is put as usual.
+ * from the root, and leaves full pages behind (docs/performance.md). A key
+ * that does not sort last (the tree had later keys, or JavaScript's order of
+ * two strings is not the bytes' order LMDB keeps) is refused, which lmdb-js
+ * reports as a put that resolved false at once; then it is put as usual.
  */
 export function putInOrder<V, K extends Key>(db: Database<V, K>, key: K, value: V): void {
   // lmdb-js takes put options; its typings only know a version there.
@@ -155,7 +155,7 @@ export async function bulkLoadChecks(target: LoadTarget, checks: BulkChecks, now
   uniqueKeys.length = 0;
   await inParts(target, sorted(count, (a, b) => compare(badgeKey[a]!, badgeKey[b]!)), (n) => putInOrder(db.checkBadgeKeys, badgeKey[n]!, uuid[n]!));
   checks.indexesWritten();
-  // The records last, each with its event, and the counts with them.
+  // The records last, then their events, and the counts with them.
   const byUuid = sorted(count, (a, b) => compare(uuid[a]!, uuid[b]!));
   for (let i = 0; i < byUuid.length; i += RECORD_PART) {
     const part = Array.from(byUuid.subarray(i, i + RECORD_PART), (n) => {

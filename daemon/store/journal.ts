@@ -35,10 +35,6 @@ export function journalPing(db: Db, rev: number, uuid: string, ping: PingRecord)
   writable(db).put([rev, uuid], { ping, replay: true }, ENTRY_VERSION);
 }
 
-/** The check after a ping the ping path journaled: what it made of the check before (pings.ts). */
-export function checkAfterPing(before: CheckRecord, ping: PingRecord): CheckRecord {
-  return applySignal(before, { kind: ping.kind, rid: ping.rid, now: ping.date }).check;
-}
 
 /**
  * The check after an entry's ping, given the check before it (the stored
@@ -48,8 +44,19 @@ export function checkAfterPing(before: CheckRecord, ping: PingRecord): CheckReco
  * for a check deleted since.
  */
 function checkAfter(db: Db, key: JournalKey, stored: JournalEntry, before: CheckRecord | undefined): CheckRecord | undefined {
-  if (stored.replay) return before && checkAfterPing(before, stored.ping);
+  // What the ping path made of the check before (pings.ts).
+  if (stored.replay) return before && applySignal(before, { kind: stored.ping.kind, rid: stored.ping.rid, now: stored.ping.date }).check;
   return stored.check ?? db.events.get(key[0])?.check ?? db.checks.get(key[1]);
+}
+
+/** Entries are read oldest first: this gives the check after each, carried through a check's entries from its stored record. */
+function checksAfterEntries(db: Db): (key: JournalKey, stored: JournalEntry) => CheckRecord | undefined {
+  const current = new Map<string, CheckRecord | undefined>();
+  return (key, stored) => {
+    const after = checkAfter(db, key, stored, current.has(key[1]) ? current.get(key[1]) : db.checks.get(key[1]));
+    current.set(key[1], after);
+    return after;
+  };
 }
 
 type Entries = ReadonlyArray<{ key: JournalKey; value: JournalEntry }>;
@@ -60,13 +67,14 @@ interface CheckPings {
   pings: PingRecord[];
 }
 
-/** Entries (oldest first) by check, each check's record carried through its pings from the stored one. */
+/** Entries (oldest first) by check, with each check's record after its newest entry. */
 function byCheck(db: Db, entries: Entries): Map<string, CheckPings> {
   const out = new Map<string, CheckPings>();
+  const checkAfterEntry = checksAfterEntries(db);
   for (const { key, value } of entries) {
     let seen = out.get(key[1]);
-    if (!seen) out.set(key[1], (seen = { check: db.checks.get(key[1]), pings: [] }));
-    seen.check = checkAfter(db, key, value, seen.check);
+    if (!seen) out.set(key[1], (seen = { check: undefined, pings: [] }));
+    seen.check = checkAfterEntry(key, value);
     seen.pings.push(value.ping);
   }
   return out;
@@ -80,11 +88,9 @@ export function isJournaled(db: Db, rev: number, uuid: string): boolean {
 /** Journal entries, oldest first. */
 export function* readJournal(db: Db): Iterable<{ rev: number; uuid: string; check: CheckRecord; ping: PingRecord }> {
   if (!db.journal) return;
-  const current = new Map<string, CheckRecord | undefined>();
+  const checkAfterEntry = checksAfterEntries(db);
   for (const { key, value } of db.journal.getRange()) {
-    const before = current.has(key[1]) ? current.get(key[1]) : db.checks.get(key[1]);
-    const check = checkAfter(db, key, value, before);
-    current.set(key[1], check);
+    const check = checkAfterEntry(key, value);
     if (check) yield { rev: key[0], uuid: key[1], check, ping: value.ping };
   }
 }
