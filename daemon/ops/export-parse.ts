@@ -18,10 +18,12 @@ export interface CheckPlace {
   index: number;
 }
 
-/** Where a check's text is in the input: its first byte and its length in bytes. */
+/** Where a check's text is in the input (its first byte and its length in bytes), and the text. */
 export interface CheckSpan {
   offset: number;
   length: number;
+  /** The text's bytes: a view of the input, valid only during the call it is handed to. */
+  bytes: Buffer;
 }
 
 /** The document once every check was handed on: checks arrays are left empty. */
@@ -362,8 +364,9 @@ class ExportScanner {
       return;
     }
     const place = { project: this.project, index: this.checkCount };
-    const span = { offset: this.captureOffset, length: this.base + end - this.captureOffset };
-    const raw = parseJson(this.takeCapture(buf, end), `projects[${place.project}].checks[${place.index}]`);
+    const bytes = this.takeCaptureBytes(buf, end);
+    const span = { offset: this.captureOffset, length: this.base + end - this.captureOffset, bytes };
+    const raw = parseJson(bytes.toString('utf8'), `projects[${place.project}].checks[${place.index}]`);
     this.checkCount++;
     this.sep = Sep.After;
     this.checksHanded = true;
@@ -381,13 +384,18 @@ class ExportScanner {
 
   /** The captured text up to `end` of this chunk; capturing stops. */
   private takeCapture(buf: Buffer, end: number): string {
+    return this.takeCaptureBytes(buf, end).toString('utf8');
+  }
+
+  /** takeCapture's bytes: a view of `buf` when the text is all in it. */
+  private takeCaptureBytes(buf: Buffer, end: number): Buffer {
     const from = this.captureFrom;
     const pieces = this.capturePieces;
     this.capture = Capture.None;
     this.capturePieces = [];
-    if (pieces.length === 0) return buf.toString('utf8', from, end);
+    if (pieces.length === 0) return buf.subarray(from, end);
     pieces.push(buf.subarray(from, end));
-    return Buffer.concat(pieces).toString('utf8');
+    return Buffer.concat(pieces);
   }
 
   private open(isObject: boolean, parent: Role, buf: Buffer, i: number): void {

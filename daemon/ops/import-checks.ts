@@ -1,16 +1,15 @@
 // What `checkd import` keeps of each check of its file between validating
-// the file and writing it: the keys the store's indexes are built from, and
-// where the check's text is in the file. The store writes each B-tree in its
-// own key order (store/bulk-load.ts), and reads each check back from the
-// file, by its place, when its record is written: the keys of a large import
-// fit in memory where its records would not.
-import { closeSync, openSync, readSync } from 'node:fs';
-import type { CheckRecord } from '../domain/types.js';
-import type { BulkChecks } from '../store/store.js';
+// the file and writing it: the keys the store's indexes are built from, in
+// memory, and the records themselves in a spool on disk (check-spool.ts),
+// from which the store takes them back in the order it writes them
+// (store/bulk-load.ts): the keys of a large import fit in memory where its
+// records would not.
+import type { BulkChecks, NumberedCheck } from '../store/store.js';
 import type { CheckPlace, CheckSpan } from './export-parse.js';
 import { checkFromJson } from './export-fields.js';
+import { CheckSpool } from './check-spool.js';
 import { OpsError } from './errors.js';
-
+import { numbers, sortByString } from '../store/key-order.js';
 /** A growable Float64Array. */
 class Numbers {
   array = new Float64Array(1024);
@@ -33,18 +32,14 @@ export class ImportChecks implements BulkChecks {
   readonly dependsOn: Array<string | undefined> = [];
   readonly badgeKey: string[] = [];
   private readonly created = new Numbers();
-  private readonly offsets = new Numbers();
-  private readonly lengths = new Numbers();
   /** Each check's project, by its place in the file (its id is known once the file is read). */
   private readonly projectOf: number[] = [];
-  private fd: number | null = null;
-  private buffer = Buffer.alloc(1 << 16);
+  private readonly spool: CheckSpool;
 
-  /** Who checks the file for changes: a check read back with another uuid than the one validated stops the import. */
-  constructor(
-    private readonly path: string,
-    private readonly fileName: string,
-  ) {}
+  /** `spoolDir`: where the spool's files go (the system's temporary directory). */
+  constructor(spoolDir?: string) {
+    this.spool = new CheckSpool(spoolDir);
+  }
 
   get createdAt(): Float64Array {
     return this.created.array;
@@ -61,8 +56,7 @@ export class ImportChecks implements BulkChecks {
     this.badgeKey.push(o.badge_key as string);
     this.projectOf.push(place.project);
     this.created.push(n, o.created_at as number);
-    this.offsets.push(n, span.offset);
-    this.lengths.push(n, span.length);
+    this.spool.add(n, o.uuid, span.bytes);
   };
 
   /** Once the file is validated: the ids of the projects, by their place in the file. */
@@ -80,23 +74,22 @@ export class ImportChecks implements BulkChecks {
     this.badgeKey.length = 0;
   }
 
-  read(n: number): CheckRecord {
-    this.fd ??= openSync(this.path, 'r');
-    const length = this.lengths.array[n]!;
-    if (length > this.buffer.length) this.buffer = Buffer.alloc(length);
-    const got = readSync(this.fd, this.buffer, 0, length, this.offsets.array[n]!);
-    let check: CheckRecord | undefined;
-    try {
-      check = checkFromJson(JSON.parse(this.buffer.toString('utf8', 0, got)) as Record<string, unknown>, this.projectId[n]!);
-    } catch {
-      check = undefined;
+  /** The checks, whole, in uuid order, in parts of at most `size`. */
+  *inUuidOrder(size: number): Generator<NumberedCheck[]> {
+    for (const file of this.spool.files()) {
+      const order = sortByString(numbers(file.count), (i) => this.uuid[file.n(i)]!, (a, b) => a - b);
+      for (let from = 0; from < order.length; from += size) {
+        yield Array.from(order.subarray(from, from + size), (i) => {
+          const n = file.n(i);
+          const check = checkFromJson(JSON.parse(file.text(i)) as Record<string, unknown>, this.projectId[n]!);
+          if (check.uuid !== this.uuid[n]) throw new OpsError(`the import's spool does not hold what was read (check ${this.uuid[n]})`);
+          return { n, check };
+        });
+      }
     }
-    if (!check || check.uuid !== this.uuid[n]) throw new OpsError(`${this.fileName} changed while it was imported`);
-    return check;
   }
 
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
+    this.spool.close();
   }
 }

@@ -25,6 +25,7 @@ import {
   fromJson,
   type FieldRule,
 } from './export-fields.js';
+import { numbers, sortByString } from '../store/key-order.js';
 import { InputError, NotJsonError, RepeatedFieldError, parseExportStream, type CheckPlace, type CheckSpan, type DocumentRest } from './export-parse.js';
 
 export interface ParsedProject {
@@ -123,12 +124,12 @@ export class ExportValidation {
   /** Ids that must be unique in the document, with the path that had them first. */
   private readonly seen = new Map<string, string>();
   /**
-   * The same for the ids of checks, which are many: the check's number in the
-   * document instead of a path string, per kind of id. `checkUuids` has each
-   * `runs` has the place of each run of numbers.
+   * The ids of checks, which are many, by the check's number in the document
+   * (`runs` has the place of each run of numbers): repeats are found by
+   * sorting them once all are read, which costs less than a map of a million.
    */
-  private readonly checkUuidsSeen = new Map<string, number>();
-  private readonly badgeKeysSeen = new Map<string, number>();
+  private readonly checkUuids: unknown[] = [];
+  private readonly checkBadgeKeys: unknown[] = [];
   private handed = 0;
   private readonly runs: Array<{ from: number; project: number; index: number }> = [];
 
@@ -159,8 +160,8 @@ export class ExportValidation {
     else this.seen.set(k, path);
   }
 
-  /** The path of the check numbered `n` in the document. */
-  private checkPath(n: number): string {
+  /** The place of the check numbered `n` in the document. */
+  private placeOf(n: number): CheckPlace {
     let lo = 0;
     let hi = this.runs.length - 1;
     while (lo < hi) {
@@ -169,21 +170,34 @@ export class ExportValidation {
       else hi = mid - 1;
     }
     const run = this.runs[lo]!;
-    return `projects[${run.project}].checks[${run.index + n - run.from}]`;
+    return { project: run.project, index: run.index + n - run.from };
   }
 
-  /** A check id that must be unique: `n` is the check's number in the document. */
-  private uniqueCheckId(seen: Map<string, number>, kind: string, field: string, value: unknown, n: number, path: string, problems: Problems): void {
-    if (typeof value !== 'string') return;
-    const first = seen.get(value);
-    if (first !== undefined) problems.add(path, `duplicate ${kind} ${value} (also at ${this.checkPath(first)}.${field})`);
-    else seen.set(value, n);
+  /** Each check id in `ids` (by check number) that an earlier check has too, as a problem of its check's project. */
+  private repeatedCheckIds(ids: unknown[], kind: string, field: string): void {
+    const ns = numbers(ids.length, (n) => typeof ids[n] === 'string');
+    const order = sortByString(ns, (n) => ids[n] as string, (a, b) => a - b);
+    for (let i = 1, first = order[0]!; i < order.length; i++) {
+      const n = order[i]!;
+      if (ids[n] !== ids[first]) {
+        first = n;
+        continue;
+      }
+      const { project, index } = this.placeOf(n);
+      const at = this.placeOf(first);
+      this.problemsOf(project).add(`projects[${project}].checks[${index}].${field}`, `duplicate ${kind} ${ids[n] as string} (also at projects[${at.project}].checks[${at.index}].${field})`);
+    }
+  }
+
+  private problemsOf(project: number): Problems {
+    let problems = this.checkProblems.get(project);
+    if (!problems) this.checkProblems.set(project, (problems = new Problems()));
+    return problems;
   }
 
   /** One check, as the stream hands it over. Its project is filled in by `finish`. */
   check(raw: unknown, { project, index }: CheckPlace): void {
-    let problems = this.checkProblems.get(project);
-    if (!problems) this.checkProblems.set(project, (problems = new Problems()));
+    const problems = this.problemsOf(project);
     const n = this.handed++;
     const run = this.runs[this.runs.length - 1];
     if (!run || run.project !== project || run.index + n - run.from !== index) this.runs.push({ from: n, project, index });
@@ -196,8 +210,8 @@ export class ExportValidation {
       problems.add(`${cp}.schedule`, `not a valid schedule for a ${kind} check`);
     }
     if (normalizeTimezone(tz) !== tz) problems.add(`${cp}.tz`, `not the canonical name (${normalizeTimezone(tz)})`);
-    this.uniqueCheckId(this.checkUuidsSeen, 'check uuid', 'uuid', raw.uuid, n, `${cp}.uuid`, problems);
-    this.uniqueCheckId(this.badgeKeysSeen, 'check badge key', 'badge_key', raw.badge_key, n, `${cp}.badge_key`, problems);
+    this.checkUuids[n] = raw.uuid;
+    this.checkBadgeKeys[n] = raw.badge_key;
     this.counts.set(project, (this.counts.get(project) ?? 0) + 1);
     if (this.opts.keepChecks) {
       let list = this.checks.get(project);
@@ -224,6 +238,8 @@ export class ExportValidation {
     if (badgeSecret !== null && (typeof badgeSecret !== 'string' || badgeSecret.length < 16)) {
       problems.add('badge_secret', 'expected null or a string of at least 16 characters');
     }
+    this.repeatedCheckIds(this.checkUuids, 'check uuid', 'uuid');
+    this.repeatedCheckIds(this.checkBadgeKeys, 'check badge key', 'badge_key');
     if (!Array.isArray(doc.projects)) {
       problems.add('projects', doc.projects === undefined ? 'missing' : 'expected an array');
       fail(problems.list);

@@ -11,9 +11,7 @@
 // Not exported: the ping log, the flip history and the event log. Checks keep
 // their status fields and n_pings, so an imported check continues where it was.
 import { randomBytes } from 'node:crypto';
-import { constants, createWriteStream, mkdtempSync, renameSync, openSync, fsyncSync, closeSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { pipeline } from 'node:stream/promises';
+import { constants, renameSync, openSync, fsyncSync, closeSync, rmSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { CheckExistsError, Store, type ListPosition } from '../store/store.js';
 import { inspectDataDir } from '../store/db.js';
@@ -250,52 +248,10 @@ function refuse(conflicts: string[]): never {
   );
 }
 
-/**
- * Standard input cannot be read twice: it is copied to a file of our own
- * first (0600, in a directory of its own), which is removed afterwards.
- */
-async function rereadable(file: string): Promise<{ path: string; cleanup(): void }> {
-  if (file !== '-') return { path: file, cleanup: () => undefined };
-  const dir = mkdtempSync(join(tmpdir(), 'checkd-import-'));
-  const path = join(dir, 'stdin.json');
+export async function importData(dataDir: string, file: string, opts: { replace: boolean }, output: Output): Promise<ImportSummary> {
+  const checks = new ImportChecks();
   try {
-    await pipeline(process.stdin, createWriteStream(path, { mode: 0o600 }));
-  } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
-    throw new UsageError(`cannot read standard input: ${(err as Error).message}`);
-  }
-  return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-export async function importData(
-  dataDir: string,
-  file: string,
-  opts: { replace: boolean },
-  output: Output,
-): Promise<ImportSummary> {
-  const input = await rereadable(file);
-  try {
-    return await importFile(dataDir, input.path, file, opts, output);
-  } finally {
-    input.cleanup();
-  }
-}
-
-/**
- * The import of an export file: read and validated whole before the data dir
- * is even opened, keeping of each check only its keys and where it is in the
- * file (import-checks.ts); then, its ids checked against the data dir, the
- * projects with their keys and channels written in one transaction, and the
- * checks in the store's bulk load, which reads each back from the file.
- *
- * Invalid input or a conflict writes nothing. A failure once the checks are
- * being written (a full disk, a kill) leaves the projects with part of their
- * checks; importing the file again with --replace completes it.
- */
-async function importFile(dataDir: string, path: string, name: string, opts: { replace: boolean }, output: Output): Promise<ImportSummary> {
-  const checks = new ImportChecks(path, name);
-  try {
-    const parsed = await readExport(path, { keepChecks: false, name, also: checks.add });
+    const parsed = await readExport(file, { keepChecks: false, also: checks.add });
     checks.setProjects(parsed.projects.map((p) => p.project.id));
     inspectDataDir(dataDir); // throws DataDirError (exit 2) for an unusable dir
     const store = Store.open(dataDir);

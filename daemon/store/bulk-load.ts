@@ -20,6 +20,7 @@ import type { Database, Key } from 'lmdb';
 import type { CheckRecord } from '../domain/types.js';
 import { uniqueKeyOf } from '../domain/ids.js';
 import { assertIndexable } from './check-indexes.js';
+import { concat, groupBy, numbers, sortByNumber, sortByString } from './key-order.js';
 import { forWriting, type Db } from './schema.js';
 
 /** Entries written per transaction: a few megabytes of pages. */
@@ -31,10 +32,16 @@ export const LOAD_PART = 20_000;
  */
 export const RECORD_PART = 3_000;
 
+/** A check to load with its number. */
+export interface NumberedCheck {
+  n: number;
+  check: CheckRecord;
+}
+
 /**
  * The checks to load, by number (0 to count - 1): their keys held in memory,
- * each check whole read afresh when its record is written (an import reads
- * it back from its file).
+ * the checks whole handed over in uuid order when their records are written
+ * (an import keeps them in a spool on disk meanwhile).
  */
 export interface BulkChecks {
   readonly count: number;
@@ -45,8 +52,9 @@ export interface BulkChecks {
   readonly name: readonly string[];
   readonly dependsOn: ReadonlyArray<string | undefined>;
   readonly badgeKey: readonly string[];
-  read(n: number): CheckRecord;
-  /** Once the indexes are written: only uuid, projectId, createdAt and read are used from then on. */
+  /** Every check, in uuid order, in parts of at most `size`. */
+  inUuidOrder(size: number): Iterable<NumberedCheck[]>;
+  /** Once the indexes are written: only uuid, projectId, createdAt and inUuidOrder are used from then on. */
   indexesWritten(): void;
 }
 
@@ -59,12 +67,12 @@ export interface LoadTarget {
   /** Inside a write transaction: a new check's record. */
   putNewCheck(check: CheckRecord): void;
   /**
-   * Inside a write transaction: the check.created event of a check put
-   * before. It names the check without carrying it: a million copies of the
+   * Inside a write transaction: the check.created events of checks put
+   * before. Each names its check without carrying it: a million copies of the
    * records would double what the import writes, for a log that keeps the
    * last 200,000 events.
    */
-  announceNewCheck(check: CheckRecord, now: number): void;
+  announceNewChecks(checks: CheckRecord[], now: number): void;
   /** Inside a write transaction: `n` checks of the project were added. */
   countAdded(projectId: string, n: number): void;
 }
@@ -75,8 +83,6 @@ export class CheckExistsError extends Error {
     super(`check ${uuid} exists`);
   }
 }
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const APPEND = { append: true } as const;
 
@@ -92,15 +98,6 @@ export function putInOrder<V, K extends Key>(db: Database<V, K>, key: K, value: 
   // lmdb-js takes put options; its typings only know a version there.
   const putWith = db.put as unknown as (this: Database<V, K>, key: K, value: V, options: typeof APPEND) => { result?: boolean };
   if (putWith.call(db, key, value, APPEND).result !== true) db.put(key, value);
-}
-
-/** The numbers 0 .. count - 1 (those `keep` accepts) in the order `cmp` gives. */
-function sorted(count: number, cmp: (a: number, b: number) => number, keep?: (n: number) => boolean): Int32Array {
-  let order = new Int32Array(count);
-  let k = 0;
-  for (let n = 0; n < count; n++) if (!keep || keep(n)) order[k++] = n;
-  if (k < count) order = order.slice(0, k);
-  return order.sort(cmp);
 }
 
 /** Write the entries `put` makes for each number of `order`, LOAD_PART per transaction. */
@@ -127,9 +124,11 @@ export async function bulkLoadChecks(target: LoadTarget, checks: BulkChecks, now
   for (let n = 0; n < count; n++) {
     assertIndexable({ uuid: uuid[n]!, projectId: projectId[n]!, slug: slug[n]!, name: name[n]!, dependsOn: dependsOn[n] } as CheckRecord);
   }
+  const all = numbers(count);
+  const ofProject = (n: number) => projectId[n]!;
   // Creation order within each project, and the createdAt each check is stored with.
   const created = new Float64Array(count);
-  const byCreation = sorted(count, (a, b) => compare(projectId[a]!, projectId[b]!) || checks.createdAt[a]! - checks.createdAt[b]! || a - b);
+  const byCreation = concat(groupBy(all, ofProject).map((ns) => sortByNumber(ns, (n) => checks.createdAt[n]!)));
   let project = '';
   let last = -Infinity;
   for (const n of byCreation) {
@@ -141,8 +140,9 @@ export async function bulkLoadChecks(target: LoadTarget, checks: BulkChecks, now
   }
 
   await inParts(target, byCreation, (n) => putInOrder(db.checksByProject, [projectId[n]!, created[n]!, uuid[n]!], uuid[n]!));
+  const byUuid = (a: number, b: number) => (uuid[a]! < uuid[b]! ? -1 : uuid[a]! > uuid[b]! ? 1 : 0);
   const byField = (values: ReadonlyArray<string | undefined>) =>
-    sorted(count, (a, b) => compare(projectId[a]!, projectId[b]!) || compare(values[a]!, values[b]!) || compare(uuid[a]!, uuid[b]!), (n) => values[n] !== undefined);
+    concat(groupBy(numbers(count, (n) => values[n] !== undefined), ofProject).map((ns) => sortByString(ns, (n) => values[n]!, byUuid)));
   const slugIndex = forWriting(db.checksBySlug, 'the slug index');
   const nameIndex = forWriting(db.checksByName, 'the name index');
   const dependsOnIndex = forWriting(db.checksByDependsOn, 'the depends_on index');
@@ -151,31 +151,32 @@ export async function bulkLoadChecks(target: LoadTarget, checks: BulkChecks, now
   await inParts(target, byField(name), (n) => putInOrder(nameIndex, [projectId[n]!, name[n]!, uuid[n]!], uuid[n]!));
   await inParts(target, byField(dependsOn), (n) => putInOrder(dependsOnIndex, [projectId[n]!, dependsOn[n]!, uuid[n]!], uuid[n]!));
   const uniqueKeys = Array.from({ length: count }, (_, n) => uniqueKeyOf(uuid[n]!));
-  await inParts(target, sorted(count, (a, b) => compare(uniqueKeys[a]!, uniqueKeys[b]!)), (n) => putInOrder(db.uniqueKeys, uniqueKeys[n]!, uuid[n]!));
+  await inParts(target, sortByString(all, (n) => uniqueKeys[n]!, byUuid), (n) => putInOrder(db.uniqueKeys, uniqueKeys[n]!, uuid[n]!));
   uniqueKeys.length = 0;
-  await inParts(target, sorted(count, (a, b) => compare(badgeKey[a]!, badgeKey[b]!)), (n) => putInOrder(db.checkBadgeKeys, badgeKey[n]!, uuid[n]!));
+  await inParts(target, sortByString(all, (n) => badgeKey[n]!, byUuid), (n) => putInOrder(db.checkBadgeKeys, badgeKey[n]!, uuid[n]!));
   checks.indexesWritten();
   // The records last, then their events, and the counts with them.
-  const byUuid = sorted(count, (a, b) => compare(uuid[a]!, uuid[b]!));
-  for (let i = 0; i < byUuid.length; i += RECORD_PART) {
-    const part = Array.from(byUuid.subarray(i, i + RECORD_PART), (n) => {
-      const check = checks.read(n);
-      check.createdAt = created[n]!;
-      return check;
-    });
-    await target.transact(() => {
-      // Nothing is written when any of them exists (validation before the first write).
-      for (const check of part) if (db.checks.doesExist(check.uuid)) throw new CheckExistsError(check.uuid);
-      const added = new Map<string, number>();
-      // All records, then all events: each B-tree's new pages come in one run,
-      // so the pages of records lie together in the file, not one in two with
-      // events (which would double what reading every check maps in).
-      for (const check of part) {
-        target.putNewCheck(check);
-        added.set(check.projectId, (added.get(check.projectId) ?? 0) + 1);
-      }
-      for (const check of part) target.announceNewCheck(check, now);
-      for (const [id, n] of added) target.countAdded(id, n);
-    });
+  for (const part of checks.inUuidOrder(RECORD_PART)) {
+    for (const { n, check } of part) check.createdAt = created[n]!;
+    await writeRecords(target, part.map(({ check }) => check), now);
   }
+}
+
+/** One transaction of new checks' records, then their events. */
+async function writeRecords(target: LoadTarget, part: CheckRecord[], now: number): Promise<void> {
+  const { db } = target;
+  await target.transact(() => {
+    // Nothing is written when any of them exists (validation before the first write).
+    for (const check of part) if (db.checks.doesExist(check.uuid)) throw new CheckExistsError(check.uuid);
+    const added = new Map<string, number>();
+    // All records, then all events: each B-tree's new pages come in one run,
+    // so the pages of records lie together in the file, not one in two with
+    // events (which would double what reading every check maps in).
+    for (const check of part) {
+      target.putNewCheck(check);
+      added.set(check.projectId, (added.get(check.projectId) ?? 0) + 1);
+    }
+    target.announceNewChecks(part, now);
+    for (const [id, n] of added) target.countAdded(id, n);
+  });
 }

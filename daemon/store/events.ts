@@ -113,6 +113,18 @@ export function appendEvent(db: EventLog, event: Omit<StoredEvent, 'rev'>, appen
   return rev;
 }
 
+/** appendEvent for many events of one transaction (a bulk load's): the revision counter is read and written once. */
+export function appendEvents(db: EventLog, events: Array<Omit<StoredEvent, 'rev'>>, appended?: StoredEvent[]): void {
+  let rev = currentRevision(db);
+  for (const event of events) {
+    const stored = event as StoredEvent;
+    stored.rev = ++rev;
+    db.events.put(rev, stored);
+    appended?.push(stored);
+  }
+  db.meta.put('rev', rev);
+}
+
 /** Events with revision > `after`, oldest first, at most `limit`. */
 export function readEventsAfter(db: EventLog, after: number, limit = 1000): StoredEvent[] {
   const out: StoredEvent[] = [];

@@ -15,8 +15,8 @@ import type { ApiKeyRecord, Db } from './schema.js';
 import { fsyncPath } from '../shared/fsync.js';
 import { assertIndexable, checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, noteCheckEdits, reindexCheck, setCheckCount, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { bulkLoadChecks, putInOrder, type BulkChecks } from './bulk-load.js';
-export { CheckExistsError, type BulkChecks } from './bulk-load.js';
-import { appendEvent, currentRevision, oldestRetainedRevision, pruneEvents, readEventsAfter, type StoredEvent } from './events.js';
+export { CheckExistsError, type BulkChecks, type NumberedCheck } from './bulk-load.js';
+import { appendEvent, appendEvents, currentRevision, oldestRetainedRevision, pruneEvents, readEventsAfter, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, oldestJournaledRevision, readJournal } from './journal.js';
 import { PendingPings, type PendingPing } from './pending.js';
 import { insertPing } from './ping-log.js';
@@ -876,7 +876,12 @@ export class Store {
         lastCreatedAt: (projectId) => this.lastCreatedAt(projectId),
         putNewCheck: (check) => putInOrder(this.db.checks, check.uuid, check),
         // Named, not carried: the record is in the same transaction, and eventsAfter reads it.
-        announceNewCheck: (check, at) => this.append({ at, type: 'check.created', projectId: check.projectId, checkUuid: check.uuid }),
+        announceNewChecks: (checks, at) =>
+          appendEvents(
+            this.db,
+            checks.map((check) => ({ at, type: 'check.created' as const, projectId: check.projectId, checkUuid: check.uuid })),
+            this.appended ?? undefined,
+          ),
         countAdded: (projectId, n) => {
           setCheckCount(this.db, projectId, checkCount(this.db, projectId) + n);
           noteCheckEdits(this.db, projectId, n);
