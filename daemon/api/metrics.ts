@@ -3,10 +3,12 @@
 // shows; counters are fed from the event log.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { displayStatus, isStarted } from '../domain/status.js';
 import { tagList, uniqueKeyOf } from '../domain/ids.js';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { CheckRecord, DisplayStatus } from '../domain/types.js';
 import type { StoredEvent } from '../store/events.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../shared/clock.js';
@@ -28,7 +30,7 @@ interface ProjectTally {
  * instead of as prom-client gauges: prom-client formats a metric's values in
  * one synchronous go, which with 100,000 checks held the event loop (and the
  * pings waiting on it) for over a second per scrape; these lines are made a
- * chunk of checks at a time during the pass instead.
+ * chunk of checks at a time during the scrape's passes instead.
  */
 const PER_CHECK = {
   up: { name: 'hc_check_up', help: 'For every check, 1 if it is up (or new, grace, paused), 0 if down' },
@@ -42,8 +44,37 @@ const formatLabels = (labels: Record<string, string>) =>
     .map(([k, v]) => `${k}="${escapeText(v).replace(/"/g, '\\"')}"`)
     .join(',');
 
-function familyText(family: { name: string; help: string }, lines: string[]): string {
-  return `# HELP ${family.name} ${escapeText(family.help)}\n# TYPE ${family.name} gauge\n${lines.join('')}`;
+function familyHead(family: { name: string; help: string }): string {
+  return `# HELP ${family.name} ${escapeText(family.help)}\n# TYPE ${family.name} gauge\n`;
+}
+
+/** Count a check of the project into its tally; its hc_check_up sample. */
+function countCheck(acc: ProjectTally, check: CheckRecord, status: DisplayStatus): number {
+  const up = status === 'down' ? 0 : 1;
+  acc.byStatus[status]! += 1;
+  acc.down += 1 - up;
+  acc.total += 1;
+  for (const t of tagList(check.tags)) acc.tags.set(t, Math.min(acc.tags.get(t) ?? 1, up));
+  return up;
+}
+
+/**
+ * The tallies added up per project name (a copy): the label is the name, so
+ * projects sharing one add up instead of overwriting each other.
+ */
+function tallyByName(tallies: Map<string, ProjectTally>): Map<string, ProjectTally> {
+  const byName = new Map<string, ProjectTally>();
+  for (const acc of tallies.values()) {
+    const into = byName.get(acc.project);
+    if (!into) byName.set(acc.project, { ...acc, byStatus: { ...acc.byStatus }, tags: new Map(acc.tags) });
+    else {
+      for (const st of STATUSES) into.byStatus[st]! += acc.byStatus[st]!;
+      into.down += acc.down;
+      into.total += acc.total;
+      for (const [tag, up] of acc.tags) into.tags.set(tag, Math.min(into.tags.get(tag) ?? 1, up));
+    }
+  }
+  return byName;
 }
 
 export class Metrics {
@@ -139,60 +170,67 @@ export class Metrics {
   }
 
   private readonly checkGauges: Record<'byStatus' | 'tagUp' | 'total' | 'downTotal', Gauge<string>>;
-  private refreshing: Promise<string> | null = null;
 
   /**
-   * Set the check gauges from one pass over every check, and resolve with the
-   * text of the per-check series. The pass reads and writes out a chunk of
-   * checks at a time and lets pings and other requests run in between: with
-   * 100,000 checks a scrape is seconds of work, which must not hold up the
-   * ping path. Concurrent scrapes share one pass.
+   * The whole answer, a piece at a time, each made only once the client took
+   * the last: a scrape holds a chunk of checks, however many there are and
+   * however slowly the client reads.
+   * The text format wants a family's lines together, so each per-check family
+   * takes a pass of its own: one pass would have to hold one family's lines
+   * back, a line per check, while it writes the other's.
+   * A check that changes between the two passes (a ping meanwhile) may show
+   * its old state in one family and its new one in the other.
+   * Each scrape makes its own passes: a shared one would have to hold its text
+   * for the slowest of the scrapers.
    */
-  private refreshChecks(): Promise<string> {
-    this.refreshing ??= this.computeChecks().finally(() => (this.refreshing = null));
-    return this.refreshing;
+  private async *scrapeText(): AsyncGenerator<string> {
+    const now = this.clock.now();
+    const tallies = this.emptyTallies();
+    yield* this.perCheckFamily(PER_CHECK.up, tallies, (c, acc) => countCheck(acc, c, displayStatus(c, now, 3)));
+    this.setCheckGauges(tallies);
+    yield* this.perCheckFamily(PER_CHECK.started, tallies, (c) => (isStarted(c) ? 1 : 0));
+    yield await this.registry.metrics();
   }
 
-  private async computeChecks(): Promise<string> {
-    const g = this.checkGauges;
-    // Per project id (two projects may share a name), labelled with the name.
-    const perProject = new Map<string, ProjectTally>();
+  /** A tally per project id (two projects may share a name), labelled with the name. */
+  private emptyTallies(): Map<string, ProjectTally> {
+    const tallies = new Map<string, ProjectTally>();
     for (const p of this.store.listProjects()) {
-      perProject.set(p.id, { project: p.name, byStatus: Object.fromEntries(STATUSES.map((s) => [s, 0])), down: 0, total: 0, tags: new Map() });
+      tallies.set(p.id, { project: p.name, byStatus: Object.fromEntries(STATUSES.map((s) => [s, 0])), down: 0, total: 0, tags: new Map() });
     }
-    const upLines: string[] = [];
-    const startedLines: string[] = [];
-    const now = this.clock.now();
+    return tallies;
+  }
+
+  /**
+   * One family with a series per check: its HELP and TYPE, then the lines of
+   * a chunk of checks per piece; `sample` gives a check's value (and sees
+   * every check that gets a line).
+   */
+  private async *perCheckFamily(
+    family: { name: string; help: string },
+    tallies: Map<string, ProjectTally>,
+    sample: (check: CheckRecord, acc: ProjectTally) => number,
+  ): AsyncGenerator<string> {
+    yield familyHead(family);
     for await (const chunk of this.store.checkChunks()) {
+      const lines: string[] = [];
       for (const c of chunk) {
-        const acc = perProject.get(c.projectId);
-        if (acc === undefined) continue; // its project was deleted during the pass
-        const project = acc.project;
-        const status = displayStatus(c, now, 3);
-        const up = status === 'down' ? 0 : 1;
-        acc.byStatus[status]! += 1;
-        acc.down += 1 - up;
-        acc.total += 1;
-        const labels = formatLabels({ project, name: c.name, tags: c.tags, unique_key: uniqueKeyOf(c.uuid) });
-        upLines.push(`${PER_CHECK.up.name}{${labels}} ${up}\n`);
-        startedLines.push(`${PER_CHECK.started.name}{${labels}} ${isStarted(c) ? 1 : 0}\n`);
-        for (const t of tagList(c.tags)) acc.tags.set(t, Math.min(acc.tags.get(t) ?? 1, up));
+        const acc = tallies.get(c.projectId);
+        if (acc === undefined) continue; // its project is newer than the scrape, or was deleted
+        const labels = formatLabels({ project: acc.project, name: c.name, tags: c.tags, unique_key: uniqueKeyOf(c.uuid) });
+        lines.push(`${family.name}{${labels}} ${sample(c, acc)}\n`);
       }
+      if (lines.length > 0) yield lines.join('');
     }
-    // The label is the name: projects sharing one add up instead of overwriting each other.
-    const byName = new Map<string, ProjectTally>();
-    for (const acc of perProject.values()) {
-      const into = byName.get(acc.project);
-      if (!into) byName.set(acc.project, acc);
-      else {
-        for (const st of STATUSES) into.byStatus[st]! += acc.byStatus[st]!;
-        into.down += acc.down;
-        into.total += acc.total;
-        for (const [tag, up] of acc.tags) into.tags.set(tag, Math.min(into.tags.get(tag) ?? 1, up));
-      }
-    }
-    // Reset and set in one go at the end, so a scrape being written out from
-    // an earlier pass never sees these gauges emptied.
+  }
+
+  /**
+   * Reset and set the check gauges in one go, so that a scrape writing out
+   * the registry meanwhile never sees them emptied.
+   */
+  private setCheckGauges(tallies: Map<string, ProjectTally>): void {
+    const g = this.checkGauges;
+    const byName = tallyByName(tallies);
     for (const gauge of Object.values(g)) gauge.reset();
     for (const [project, acc] of byName) {
       for (const st of STATUSES) g.byStatus.set({ project, status: st }, acc.byStatus[st]!);
@@ -200,7 +238,6 @@ export class Metrics {
       g.total.set({ project }, acc.total);
       g.downTotal.set({ project }, acc.down);
     }
-    return familyText(PER_CHECK.up, upLines) + familyText(PER_CHECK.started, startedLines);
   }
 
   /** Event-log subscriber. */
@@ -209,9 +246,26 @@ export class Metrics {
   };
 
   register(app: FastifyInstance): void {
-    app.get('/metrics', async (_req, reply) => {
-      const perCheck = await this.refreshChecks();
-      return reply.type(this.registry.contentType).send((await this.registry.metrics()) + perCheck);
+    app.get('/metrics', async (req, reply) => {
+      // Fastify pipes the stream into the response (so a client that reads
+      // slowly pauses the passes) and destroys it if the client goes away,
+      // which ends the passes at their next piece.
+      const body = Readable.from(logFailure(this.scrapeText(), req.log), { objectMode: false });
+      return reply.type(this.registry.contentType).send(body);
     });
+  }
+}
+
+/**
+ * The pieces of `text`, with a failure logged on its way through: it cuts the
+ * answer part-way (the 200 went out with the first piece), which Fastify logs
+ * nothing of with request logging off.
+ */
+async function* logFailure(text: AsyncGenerator<string>, log: FastifyBaseLogger): AsyncGenerator<string> {
+  try {
+    yield* text;
+  } catch (err) {
+    log.error({ err }, 'metrics scrape failed part-way; the answer is cut');
+    throw err;
   }
 }

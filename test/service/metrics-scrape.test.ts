@@ -1,7 +1,7 @@
-// How a /metrics scrape reads the checks: in one pass, chunk by chunk, over
-// every project. Projects that share a name add up under that name; scrapes
-// that overlap share one pass and both answer in full; a pass over more checks
-// than one chunk counts every check once.
+// How a /metrics scrape reads the checks: chunk by chunk, over every project.
+// Projects that share a name add up under that name; scrapes that overlap both
+// answer in full; a pass over more checks than one chunk counts every check
+// once.
 import { describe, expect, it } from 'vitest';
 import { uniqueKeyOf } from '../../daemon/domain/ids.js';
 import { ManualClock } from '../../daemon/shared/clock.js';
