@@ -57,8 +57,17 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The field names a table allows, built once per table: checkObject runs for every check. */
-const knownNames = new WeakMap<object, Set<string>>();
+/** A table's rules and the field names it allows, built once per table: checkObject runs for every check. */
+const tables = new WeakMap<object, { rules: FieldRule[]; known: Set<string> }>();
+
+function tableOf(fields: Record<string, FieldRule>, lists: readonly string[]): { rules: FieldRule[]; known: Set<string> } {
+  let table = tables.get(fields);
+  if (!table) {
+    const rules = Object.values(fields);
+    tables.set(fields, (table = { rules, known: new Set([...rules.map((f) => f.json), ...lists]) }));
+  }
+  return table;
+}
 
 function checkObject(
   value: unknown,
@@ -71,11 +80,10 @@ function checkObject(
     problems.add(path, 'expected an object');
     return false;
   }
-  let known = knownNames.get(fields);
-  if (!known) knownNames.set(fields, (known = new Set([...Object.values(fields).map((f) => f.json), ...lists])));
-  for (const k of Object.keys(value)) if (!known.has(k)) problems.add(`${path}.${k}`, 'unknown field');
+  const { rules, known } = tableOf(fields, lists);
+  for (const k in value) if (!known.has(k)) problems.add(`${path}.${k}`, 'unknown field');
   let ok = true;
-  for (const rule of Object.values(fields)) {
+  for (const rule of rules) {
     if (!Object.hasOwn(value, rule.json)) {
       if (rule.optional) continue;
       problems.add(`${path}.${rule.json}`, 'missing');
