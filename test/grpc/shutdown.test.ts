@@ -22,6 +22,8 @@ import { connect, Watcher } from './support.js';
 const CLIENT = join(import.meta.dirname, 'fixtures/stalled_client.py');
 /** systemd/checkd.service's TimeoutStopSec: the daemon must be gone well before. */
 const TIMEOUT_STOP_MS = 30_000;
+/** Bytes of Watch messages queued in the daemon's socket to the stopped client. */
+const STALLED_BYTES = 64 * 1024;
 
 /** A Python with grpcio: python3 on PATH may be another one than Debian's. */
 function pythonWithGrpc(): string {
@@ -72,11 +74,13 @@ describe('SIGTERM with gRPC clients connected', () => {
     const stalled = await pythonClient(daemon.grpc, key, 'watch');
     stalled.kill('SIGSTOP');
     idle.kill('SIGSTOP');
-    // Pings until the daemon holds bytes for the stopped client that cannot go out.
-    for (let round = 0; round < 100 && unsentBytes(daemon.proc.pid!) < 256 * 1024; round++) {
+    // Pings until the daemon holds bytes for the stopped client that cannot go
+    // out: at least HTTP/2's initial window (64 KiB); how much more the socket
+    // takes depends on the window the client's grpcio grew, which varies with load.
+    for (let round = 0; round < 100 && unsentBytes(daemon.proc.pid!) < STALLED_BYTES; round++) {
       await Promise.all(uuids.map((u) => fetch(`${daemon.url}/ping/${u}`).then((r) => r.arrayBuffer())));
     }
-    expect(unsentBytes(daemon.proc.pid!)).toBeGreaterThanOrEqual(256 * 1024);
+    expect(unsentBytes(daemon.proc.pid!)).toBeGreaterThanOrEqual(STALLED_BYTES);
 
     const t0 = Date.now();
     const code = await Promise.race([
