@@ -6,7 +6,8 @@
 // A general JSON tokenizer in JavaScript is far too slow for a large import
 // (docs/performance.md), so the scanner below only follows the document's
 // structure (strings, brackets, the keys of the top-level object and of each
-// project) to find where each check begins and ends, and leaves the parsing
+// project) to find where each check begins and ends (for most checks, by
+// trying JSON.parse at the next closing braces instead), and leaves the parsing
 // itself to JSON.parse: each check's text is parsed on its own, and the rest of the
 // document, with every checks array left empty, once at the end. JSON.parse
 // checks all of the syntax but the separators between the checks, which the
@@ -90,6 +91,9 @@ const enum Capture {
   /** A check (it is left out of the rest). */
   Check,
 }
+
+/** "}" tried as a check's end before the byte-by-byte scan takes over. */
+const CLOSE_TRIES = 4;
 
 const isBlank = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 const isDelimiter = (c: number) => isBlank(c) || c === COMMA || c === CLOSE_ARRAY || c === CLOSE_OBJECT || c === COLON || c === QUOTE || c === OPEN_ARRAY || c === OPEN_OBJECT;
@@ -220,6 +224,11 @@ class ExportScanner {
         case OPEN_OBJECT:
         case OPEN_ARRAY:
           if (this.capture === Capture.Check) {
+            const end = c === OPEN_OBJECT ? this.objectCheckEnd(buf, i) : -1;
+            if (end !== -1) {
+              i = end;
+              continue;
+            }
             // A check's own brackets are only counted (JSON.parse checks them).
             this.elementDepth = 1;
             i = this.skipElement(buf, i + 1);
@@ -260,6 +269,31 @@ class ExportScanner {
 
   private expectsKey(role: Role): boolean {
     return (role === Role.Root && this.rootExpectsKey) || (role === Role.Project && this.projectExpectsKey);
+  }
+
+  /**
+   * A check that is an object and starts at `i`, when it ends in this chunk:
+   * just past its end, once it is handed on; else -1, and the byte-by-byte
+   * scan takes over. Its end is the first "}" up to which the text parses:
+   * a prefix of the text that parses as an object ends at the brace matching
+   * its first, the same one as in the whole text. A "}" in a string only
+   * costs a failed parse, and a few of them hand the check to the scan.
+   */
+  private objectCheckEnd(buf: Buffer, i: number): number {
+    let close = i;
+    for (let tries = 0; tries < CLOSE_TRIES; tries++) {
+      close = buf.indexOf(CLOSE_OBJECT, close + 1);
+      if (close === -1) return -1;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(buf.toString('utf8', i, close + 1));
+      } catch {
+        continue;
+      }
+      this.checkEnded(buf, close + 1, raw);
+      return close + 1;
+    }
+    return -1;
   }
 
   /**
@@ -363,10 +397,15 @@ class ExportScanner {
       this.onHeader(field, parseJson(this.takeCapture(buf, end), `the value of "${field}"`));
       return;
     }
+    this.checkEnded(buf, end);
+  }
+
+  /** The check being captured ended just before `end`; `raw` is its text parsed, when it is already. */
+  private checkEnded(buf: Buffer, end: number, raw?: unknown): void {
     const place = { project: this.project, index: this.checkCount };
     const bytes = this.takeCaptureBytes(buf, end);
     const span = { offset: this.captureOffset, length: this.base + end - this.captureOffset, bytes };
-    const raw = parseJson(bytes.toString('utf8'), `projects[${place.project}].checks[${place.index}]`);
+    if (raw === undefined) raw = parseJson(bytes.toString('utf8'), `projects[${place.project}].checks[${place.index}]`);
     this.checkCount++;
     this.sep = Sep.After;
     this.checksHanded = true;

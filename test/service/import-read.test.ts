@@ -103,6 +103,25 @@ describe('reading an export as a stream', () => {
     expect(rest.root!.badge_secret).toBe(doc.badge_secret);
   });
 
+  it('finds the end of checks whose strings hold closing braces, a few or more than it tries', async () => {
+    const doc = JSON.parse(await exportDocument());
+    doc.projects[0].checks[0].desc = 'run ${HOME}/x';
+    doc.projects[0].checks[1].desc = '}'.repeat(12) + '{}';
+    doc.projects[0].checks[2].tags = '}';
+    doc.projects[0].checks[2].desc = '"}"';
+    const text = JSON.stringify(doc, null, 2);
+    const spans: Array<{ raw: unknown; text: string }> = [];
+    await parseExportStream(
+      inPieces(text, 1 << 16),
+      (raw, _place, span) => spans.push({ raw, text: span.bytes.toString() }),
+      () => undefined,
+    );
+    expect(spans.map((s) => s.raw)).toEqual(doc.projects.flatMap((p: { checks: unknown[] }) => p.checks));
+    for (const { raw, text: own } of spans) expect(JSON.parse(own)).toEqual(raw);
+    const parsed = await readText(text);
+    expect(parsed.projects[0]!.checks.slice(0, 3).map((c) => c.desc)).toEqual(['run ${HOME}/x', '}'.repeat(12) + '{}', '"}"']);
+  });
+
   it("validates a check's channels against its project even when the project's fields come after its checks", async () => {
     const doc = JSON.parse(await exportDocument());
     const { checks, ...fields } = doc.projects[0];
