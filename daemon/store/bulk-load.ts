@@ -100,14 +100,36 @@ export function putInOrder<V, K extends Key>(db: Database<V, K>, key: K, value: 
   if (putWith.call(db, key, value, APPEND).result !== true) db.put(key, value);
 }
 
-/** Write the entries `put` makes for each number of `order`, LOAD_PART per transaction. */
-async function inParts(target: LoadTarget, order: Int32Array, put: (n: number) => void): Promise<void> {
-  for (let i = 0; i < order.length; i += LOAD_PART) {
-    const part = order.subarray(i, i + LOAD_PART);
-    await target.transact(() => {
-      for (const n of part) put(n);
-    });
+/**
+ * Start each of `writes` (a transaction each) once the one before the last
+ * has finished, so that the next part is made while the one before is
+ * written and flushed; the first failure ends it.
+ */
+async function overlapped(writes: Iterable<() => Promise<void>>): Promise<void> {
+  let previous: Promise<void> | null = null;
+  for (const write of writes) {
+    const current = write();
+    // Seen when it is awaited, below; until then it must not count as unhandled.
+    current.catch(() => undefined);
+    if (previous) await previous;
+    previous = current;
   }
+  await previous;
+}
+
+/** Write the entries `put` makes for each number of `order`, LOAD_PART per transaction. */
+function inParts(target: LoadTarget, order: Int32Array, put: (n: number) => void): Promise<void> {
+  return overlapped(
+    (function* () {
+      for (let i = 0; i < order.length; i += LOAD_PART) {
+        const part = order.subarray(i, i + LOAD_PART);
+        yield () =>
+          target.transact(() => {
+            for (const n of part) put(n);
+          });
+      }
+    })(),
+  );
 }
 
 /**
@@ -156,10 +178,14 @@ export async function bulkLoadChecks(target: LoadTarget, checks: BulkChecks, now
   await inParts(target, sortByString(all, (n) => badgeKey[n]!, byUuid), (n) => putInOrder(db.checkBadgeKeys, badgeKey[n]!, uuid[n]!));
   checks.indexesWritten();
   // The records last, then their events, and the counts with them.
-  for (const part of checks.inUuidOrder(RECORD_PART)) {
-    for (const { n, check } of part) check.createdAt = created[n]!;
-    await writeRecords(target, part.map(({ check }) => check), now);
-  }
+  await overlapped(
+    (function* () {
+      for (const part of checks.inUuidOrder(RECORD_PART)) {
+        for (const { n, check } of part) check.createdAt = created[n]!;
+        yield () => writeRecords(target, part.map(({ check }) => check), now);
+      }
+    })(),
+  );
 }
 
 /** One transaction of new checks' records, then their events. */
