@@ -5,7 +5,7 @@
 // project a check belongs to is fully known. The import does not keep the
 // checks (a large import's records would not fit in memory): it keeps what the
 // validation needs (their ids, for duplicates and conflicts, and the channels
-// they name) and reads the file a second time to write them (transfer.ts).
+// they name), and the import spools their texts on disk (import-checks.ts).
 import { createReadStream, openSync } from 'node:fs';
 import type { ApiKeyRecord } from '../store/schema.js';
 import { UsageError } from '../cli/admin.js';
