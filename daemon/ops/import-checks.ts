@@ -10,6 +10,7 @@ import { checkFromJson } from './export-fields.js';
 import { CheckSpool } from './check-spool.js';
 import { OpsError } from './errors.js';
 import { numbers, sortByString } from '../store/key-order.js';
+
 /** A growable Float64Array. */
 class Numbers {
   array = new Float64Array(1024);

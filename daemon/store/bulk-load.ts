@@ -20,7 +20,7 @@ import type { Database, Key } from 'lmdb';
 import type { CheckRecord } from '../domain/types.js';
 import { uniqueKeyOf } from '../domain/ids.js';
 import { assertIndexable } from './check-indexes.js';
-import { concat, groupBy, numbers, sortByNumber, sortByString } from './key-order.js';
+import { compareStrings, concat, groupBy, numbers, sortByNumber, sortByString } from './key-order.js';
 import { forWriting, type Db } from './schema.js';
 
 /** Entries written per transaction: a few megabytes of pages. */
@@ -162,7 +162,7 @@ export async function bulkLoadChecks(target: LoadTarget, checks: BulkChecks, now
   }
 
   await inParts(target, byCreation, (n) => putInOrder(db.checksByProject, [projectId[n]!, created[n]!, uuid[n]!], uuid[n]!));
-  const byUuid = (a: number, b: number) => (uuid[a]! < uuid[b]! ? -1 : uuid[a]! > uuid[b]! ? 1 : 0);
+  const byUuid = (a: number, b: number) => compareStrings(uuid[a]!, uuid[b]!);
   const byField = (values: ReadonlyArray<string | undefined>) =>
     concat(groupBy(numbers(count, (n) => values[n] !== undefined), ofProject).map((ns) => sortByString(ns, (n) => values[n]!, byUuid)));
   const slugIndex = forWriting(db.checksBySlug, 'the slug index');

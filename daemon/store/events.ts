@@ -96,25 +96,15 @@ export function currentRevision(log: EventLog): number {
 export const EVENT_RETENTION = { maxEvents: 200_000, maxAgeMs: 7 * 24 * 3600 * 1000 };
 
 /**
- * Append an event. Must be called inside a write transaction: the revision
- * counter is read and bumped in the same transaction, so revisions are gap-free
- * and ordered even when several processes write. The event object itself
- * becomes the stored event (it is given its rev: callers hand over a fresh
- * one, and a copy per ping showed in the GC's work); it is also pushed to
- * `appended`, if given.
+ * Append events. Must be called inside a write transaction: the revision
+ * counter is read and bumped in the same transaction, so revisions are
+ * gap-free and ordered even when several processes write; it is read and
+ * written once for all of them (a bulk load appends thousands). Each event
+ * object itself becomes the stored event (it is given its rev: callers hand
+ * over fresh ones, and a copy per ping showed in the GC's work); it is also
+ * pushed to `appended`, if given. Returns the last revision.
  */
-export function appendEvent(db: EventLog, event: Omit<StoredEvent, 'rev'>, appended?: StoredEvent[]): number {
-  const rev = currentRevision(db) + 1;
-  const stored = event as StoredEvent;
-  stored.rev = rev;
-  db.meta.put('rev', rev);
-  db.events.put(rev, stored);
-  appended?.push(stored);
-  return rev;
-}
-
-/** appendEvent for many events of one transaction (a bulk load's): the revision counter is read and written once. */
-export function appendEvents(db: EventLog, events: Array<Omit<StoredEvent, 'rev'>>, appended?: StoredEvent[]): void {
+export function appendEvents(db: EventLog, events: Array<Omit<StoredEvent, 'rev'>>, appended?: StoredEvent[]): number {
   let rev = currentRevision(db);
   for (const event of events) {
     const stored = event as StoredEvent;
@@ -123,6 +113,12 @@ export function appendEvents(db: EventLog, events: Array<Omit<StoredEvent, 'rev'
     appended?.push(stored);
   }
   db.meta.put('rev', rev);
+  return rev;
+}
+
+/** appendEvents for one event: its revision. */
+export function appendEvent(db: EventLog, event: Omit<StoredEvent, 'rev'>, appended?: StoredEvent[]): number {
+  return appendEvents(db, [event], appended);
 }
 
 /** Events with revision > `after`, oldest first, at most `limit`. */

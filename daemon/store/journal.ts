@@ -35,7 +35,6 @@ export function journalPing(db: Db, rev: number, uuid: string, ping: PingRecord)
   writable(db).put([rev, uuid], { ping, replay: true }, ENTRY_VERSION);
 }
 
-
 /**
  * The check after an entry's ping, given the check before it (the stored
  * record for a check's oldest entry): worked out again, or, for an entry

@@ -5,7 +5,8 @@
 // strings are sorted by their characters instead, one position at a time
 // (an MSD radix sort), small groups by comparison.
 
-const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** JavaScript's order of two strings (UTF-16 code units), as a comparator. */
+export const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Character codes below this have a bucket each; the rest share the last one, sorted by comparison. */
 const CODES = 255;
