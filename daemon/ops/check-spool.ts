@@ -1,14 +1,14 @@
 // The text of each check of a large import between reading the file and
 // writing the checks, in spool files, one per pair of leading hex digits of
-// the check's uuid: they come back a spool file at a time, which the import
-// sorts into uuid order, the order the store writes records in. Reading each
-// check back from the export file instead took one read per check, in an
-// order unrelated to the file's.
+// the check's uuid. Each file's texts then become the checks' records, in
+// uuid order, written back over them (spool-records.ts): the store writes the
+// records in that order. Reading each check back from the export file instead
+// took one read per check, in an order unrelated to the file's.
 //
 // The files are unlinked as soon as they are open: nothing is left behind,
 // whatever ends the import. They go to the system's temporary directory
 // (TMPDIR), which needs about as much room as the export file's checks.
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpsError } from './errors.js';
@@ -18,7 +18,7 @@ const SPOOLS = 256;
 /** Bytes gathered per spool file before they are written. */
 const SPOOL_BUFFER = 64 * 1024;
 /** Each entry: the check's number, the byte length of its text, the text (UTF-8). */
-const HEADER = 8;
+export const HEADER = 8;
 
 /** Which spool file a uuid goes to: its first two hex digits (any other value goes to the first). */
 function spoolOf(uuid: unknown): number {
@@ -26,14 +26,49 @@ function spoolOf(uuid: unknown): number {
   return Number.isInteger(n) && n >= 0 && n < SPOOLS ? n : 0;
 }
 
-/** The texts of one spool file, valid until the next file is read. */
-export interface SpoolFile {
-  /** How many texts it holds, in the order they were added. */
-  count: number;
-  /** The number of the check whose text is the `i`th. */
-  n(i: number): number;
-  text(i: number): string;
+/** The spool files once every text is written: descriptor and size of each, by its pair of leading digits. */
+export interface SpoolFiles {
+  fds: readonly number[];
+  sizes: readonly number[];
 }
+
+/** Read a whole spool file of `size` bytes into a new buffer. */
+export function readSpoolFile(fd: number, size: number): Buffer {
+  const bytes = Buffer.allocUnsafe(size);
+  for (let got = 0; got < size; ) {
+    const read = readSync(fd, bytes, got, size - got, got);
+    if (read === 0) throw new OpsError("the import's spool was cut short");
+    got += read;
+  }
+  return bytes;
+}
+
+/** Replace the content of a spool file with the first `length` bytes of `bytes`. */
+export function rewriteSpoolFile(fd: number, bytes: Uint8Array, length: number): void {
+  try {
+    ftruncateSync(fd, length);
+    for (let put = 0; put < length; ) put += writeSync(fd, bytes, put, length - put, put);
+  } catch (err) {
+    throw new OpsError(`cannot write the import's spool: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Where each entry of a spool file starts. An entry is the check's number,
+ * the byte length of what it holds, and that (`extra` bytes more after the
+ * header for the entries of records, which add the uuid).
+ */
+export function spoolEntries(bytes: Buffer, size: number, extra = 0): number[] {
+  const starts: number[] = [];
+  for (let at = 0; at < size; at += HEADER + extra + bytes.readUInt32LE(at + 4)) starts.push(at);
+  return starts;
+}
+
+/** The check number of the entry at `at`. */
+export const entryNumber = (bytes: Buffer, at: number): number => bytes.readUInt32LE(at);
+
+/** The text (UTF-8) of the entry at `at`. */
+export const entryText = (bytes: Buffer, at: number): string => bytes.toString('utf8', at + HEADER, at + HEADER + bytes.readUInt32LE(at + 4));
 
 export class CheckSpool {
   private readonly fds: number[] = [];
@@ -91,36 +126,11 @@ export class CheckSpool {
     if (this.buffers[s]!.length > SPOOL_BUFFER) this.buffers[s] = Buffer.allocUnsafe(SPOOL_BUFFER);
   }
 
-  /**
-   * The texts added, a spool file at a time, in the order of the uuids'
-   * leading digits. The spool is closed at the end.
-   */
-  *files(): Generator<SpoolFile> {
+  /** Write what is still buffered: each file then holds all its texts (and nothing more can be added). */
+  seal(): SpoolFiles {
     for (let s = 0; s < SPOOLS; s++) this.flush(s);
     this.buffers.length = 0;
-    // One buffer for every file, and each text made a string only when it is
-    // asked for: what outlives V8's young collections stays in the heap until
-    // its next full one, and a spool file's texts would be megabytes.
-    let bytes = Buffer.allocUnsafe(0);
-    for (let s = 0; s < SPOOLS; s++) {
-      const size = this.sizes[s]!;
-      if (size === 0) continue;
-      if (bytes.length < size) bytes = Buffer.allocUnsafe(Math.max(size, bytes.length * 2));
-      for (let got = 0; got < size; ) {
-        const read = readSync(this.fds[s]!, bytes, got, size - got, got);
-        if (read === 0) throw new OpsError(`the import's spool in ${this.dir} was cut short`);
-        got += read;
-      }
-      const starts: number[] = [];
-      for (let at = 0; at < size; at += HEADER + bytes.readUInt32LE(at + 4)) starts.push(at);
-      const file = bytes;
-      yield {
-        count: starts.length,
-        n: (i) => file.readUInt32LE(starts[i]!),
-        text: (i) => file.toString('utf8', starts[i]! + HEADER, starts[i]! + HEADER + file.readUInt32LE(starts[i]! + 4)),
-      };
-    }
-    this.close();
+    return { fds: this.fds, sizes: Array.from(this.sizes) };
   }
 
   close(): void {

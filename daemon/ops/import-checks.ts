@@ -4,12 +4,10 @@
 // from which the store takes them back in the order it writes them
 // (store/bulk-load.ts): the keys of a large import fit in memory where its
 // records would not.
-import type { BulkChecks, NumberedCheck } from '../store/store.js';
+import type { BulkChecks, EncodedCheck } from '../store/store.js';
 import type { CheckPlace, CheckSpan } from './export-parse.js';
-import { checkFromJson } from './export-fields.js';
 import { CheckSpool } from './check-spool.js';
-import { OpsError } from './errors.js';
-import { numbers, sortByString } from '../store/key-order.js';
+import { makeRecords, readRecordFile, spoolMismatch, type RecordEncoding, type RecordMaking } from './spool-records.js';
 
 /** A growable Float64Array. */
 class Numbers {
@@ -34,8 +32,11 @@ export class ImportChecks implements BulkChecks {
   readonly badgeKey: string[] = [];
   private readonly created = new Numbers();
   /** Each check's project, by its place in the file (its id is known once the file is read). */
-  private readonly projectOf: number[] = [];
+  private readonly projectOf = new Numbers();
+  /** The projects' ids, by their place in the file. */
+  private projects: readonly string[] = [];
   private readonly spool: CheckSpool;
+  private making: RecordMaking | null = null;
 
   /** `spoolDir`: where the spool's files go (the system's temporary directory). */
   constructor(spoolDir?: string) {
@@ -55,15 +56,15 @@ export class ImportChecks implements BulkChecks {
     this.name.push(o.name as string);
     this.dependsOn.push(o.depends_on as string | undefined);
     this.badgeKey.push(o.badge_key as string);
-    this.projectOf.push(place.project);
+    this.projectOf.push(n, place.project);
     this.created.push(n, o.created_at as number);
     this.spool.add(n, o.uuid, span.bytes);
   };
 
   /** Once the file is validated: the ids of the projects, by their place in the file. */
   setProjects(ids: readonly string[]): void {
-    for (let n = 0; n < this.count; n++) this.projectId.push(ids[this.projectOf[n]!]!);
-    this.projectOf.length = 0;
+    this.projects = ids;
+    for (let n = 0; n < this.count; n++) this.projectId.push(ids[this.projectOf.array[n]!]!);
   }
 
   indexesWritten(): void {
@@ -75,22 +76,27 @@ export class ImportChecks implements BulkChecks {
     this.badgeKey.length = 0;
   }
 
-  /** The checks, whole, in uuid order, in parts of at most `size`. */
-  *inUuidOrder(size: number): Generator<NumberedCheck[]> {
-    for (const file of this.spool.files()) {
-      const order = sortByString(numbers(file.count), (i) => this.uuid[file.n(i)]!, (a, b) => a - b);
-      for (let from = 0; from < order.length; from += size) {
-        yield Array.from(order.subarray(from, from + size), (i) => {
-          const n = file.n(i);
-          const check = checkFromJson(JSON.parse(file.text(i)) as Record<string, unknown>, this.projectId[n]!);
-          if (check.uuid !== this.uuid[n]) throw new OpsError(`the import's spool does not hold what was read (check ${this.uuid[n]})`);
-          return { n, check };
-        });
+  /**
+   * Start making every check's record, with createdAt[n] as its createdAt:
+   * on another thread, from the spool, while the store writes the indexes.
+   */
+  records(encoding: RecordEncoding, createdAt: Float64Array, size: number): AsyncIterable<EncodedCheck[]> {
+    const files = this.spool.seal();
+    const making = makeRecords(encoding, files, { projects: this.projects, projectOf: this.projectOf.array, createdAt });
+    this.making = making;
+    const { uuid } = this;
+    return (async function* () {
+      for await (const { file, size: bytes } of making.ready) {
+        const records = readRecordFile(files.fds[file]!, bytes);
+        for (const { n, uuid: read } of records) if (read !== uuid[n]) throw spoolMismatch(uuid[n]!);
+        for (let from = 0; from < records.length; from += size) yield records.slice(from, from + size);
       }
-    }
+    })();
   }
 
-  close(): void {
+  /** Once the import ends, whether or not it took every record. */
+  async close(): Promise<void> {
+    await this.making?.stop();
     this.spool.close();
   }
 }

@@ -315,6 +315,6 @@ export async function importData(dataDir: string, file: string, opts: { replace:
     );
     return summary;
   } finally {
-    checks.close();
+    await checks.close();
   }
 }

@@ -32,16 +32,24 @@ export const LOAD_PART = 20_000;
  */
 export const RECORD_PART = 3_000;
 
-/** A check to load with its number. */
-export interface NumberedCheck {
+/** A check's record in the store's encoding, with its number and uuid. */
+export interface EncodedCheck {
   n: number;
-  check: CheckRecord;
+  uuid: string;
+  record: Uint8Array;
+}
+
+/** The store's encoding of a check: the data dir whose database has it (for another thread to open), and its encoder here. */
+export interface CheckEncoding {
+  dataDir: string;
+  /** A view that the next call may reuse. */
+  encode(check: CheckRecord): Uint8Array;
 }
 
 /**
  * The checks to load, by number (0 to count - 1): their keys held in memory,
- * the checks whole handed over in uuid order when their records are written
- * (an import keeps them in a spool on disk meanwhile).
+ * their records made meanwhile and handed over in uuid order (an import keeps
+ * them in a spool on disk).
  */
 export interface BulkChecks {
   readonly count: number;
@@ -52,9 +60,13 @@ export interface BulkChecks {
   readonly name: readonly string[];
   readonly dependsOn: ReadonlyArray<string | undefined>;
   readonly badgeKey: readonly string[];
-  /** Every check, in uuid order, in parts of at most `size`. */
-  inUuidOrder(size: number): Iterable<NumberedCheck[]>;
-  /** Once the indexes are written: only uuid, projectId, createdAt and inUuidOrder are used from then on. */
+  /**
+   * Start making every check's record, with `createdAt[n]` as its createdAt:
+   * called before the indexes are written, so that they are made meanwhile,
+   * and handed over in uuid order, in parts of at most `size`.
+   */
+  records(encoding: CheckEncoding, createdAt: Float64Array, size: number): AsyncIterable<EncodedCheck[]>;
+  /** Once the indexes are written: only uuid, projectId and the records are used from then on. */
   indexesWritten(): void;
 }
 
@@ -64,15 +76,16 @@ export interface LoadTarget {
   transact<T>(fn: () => T): Promise<T>;
   /** The createdAt of the newest check of a project, -Infinity for none. */
   lastCreatedAt(projectId: string): number;
-  /** Inside a write transaction: a new check's record. */
-  putNewCheck(check: CheckRecord): void;
+  encoding: CheckEncoding;
+  /** Inside a write transaction: a new check's record, encoded. */
+  putNewCheck(uuid: string, record: Uint8Array): void;
   /**
    * Inside a write transaction: the check.created events of checks put
    * before. Each names its check without carrying it: a million copies of the
    * records would double what the import writes, for a log that keeps the
    * last 200,000 events.
    */
-  announceNewChecks(checks: CheckRecord[], now: number): void;
+  announceNewChecks(checks: ReadonlyArray<Pick<CheckRecord, 'uuid' | 'projectId'>>, now: number): void;
   /** Inside a write transaction: `n` checks of the project were added. */
   countAdded(projectId: string, n: number): void;
 }
@@ -105,9 +118,9 @@ export function putInOrder<V, K extends Key>(db: Database<V, K>, key: K, value: 
  * has finished, so that the next part is made while the one before is
  * written and flushed; the first failure ends it.
  */
-async function overlapped(writes: Iterable<() => Promise<void>>): Promise<void> {
+async function overlapped(writes: Iterable<() => Promise<void>> | AsyncIterable<() => Promise<void>>): Promise<void> {
   let previous: Promise<void> | null = null;
-  for (const write of writes) {
+  for await (const write of writes) {
     const current = write();
     // Seen when it is awaited, below; until then it must not count as unhandled.
     current.catch(() => undefined);
@@ -160,6 +173,7 @@ export async function bulkLoadChecks(target: LoadTarget, checks: BulkChecks, now
     }
     last = created[n] = Math.max(checks.createdAt[n]!, last + 1);
   }
+  const records = checks.records(target.encoding, created, RECORD_PART);
 
   await inParts(target, byCreation, (n) => putInOrder(db.checksByProject, [projectId[n]!, created[n]!, uuid[n]!], uuid[n]!));
   const byUuid = (a: number, b: number) => compareStrings(uuid[a]!, uuid[b]!);
@@ -179,30 +193,30 @@ export async function bulkLoadChecks(target: LoadTarget, checks: BulkChecks, now
   checks.indexesWritten();
   // The records last, then their events, and the counts with them.
   await overlapped(
-    (function* () {
-      for (const part of checks.inUuidOrder(RECORD_PART)) {
-        for (const { n, check } of part) check.createdAt = created[n]!;
-        yield () => writeRecords(target, part.map(({ check }) => check), now);
-      }
+    (async function* () {
+      for await (const part of records) yield () => writeRecords(target, part, projectId, now);
     })(),
   );
 }
 
 /** One transaction of new checks' records, then their events. */
-async function writeRecords(target: LoadTarget, part: CheckRecord[], now: number): Promise<void> {
+async function writeRecords(target: LoadTarget, part: EncodedCheck[], projectId: readonly string[], now: number): Promise<void> {
   const { db } = target;
   await target.transact(() => {
     // Nothing is written when any of them exists (validation before the first write).
-    for (const check of part) if (db.checks.doesExist(check.uuid)) throw new CheckExistsError(check.uuid);
+    for (const { uuid } of part) if (db.checks.doesExist(uuid)) throw new CheckExistsError(uuid);
     const added = new Map<string, number>();
     // All records, then all events: each B-tree's new pages come in one run,
     // so the pages of records lie together in the file, not one in two with
     // events (which would double what reading every check maps in).
-    for (const check of part) {
-      target.putNewCheck(check);
-      added.set(check.projectId, (added.get(check.projectId) ?? 0) + 1);
+    for (const { n, uuid, record } of part) {
+      target.putNewCheck(uuid, record);
+      added.set(projectId[n]!, (added.get(projectId[n]!) ?? 0) + 1);
     }
-    target.announceNewChecks(part, now);
+    target.announceNewChecks(
+      part.map(({ n, uuid }) => ({ uuid, projectId: projectId[n]! })),
+      now,
+    );
     for (const [id, n] of added) target.countAdded(id, n);
   });
 }

@@ -14,7 +14,7 @@
 // journaled before it, when the journal is read. A ping encodes no check.
 import { asBinary } from 'lmdb';
 import { currentRevision } from './events.js';
-import { forWriting, type Db, type JournalEntry } from './schema.js';
+import { encoderOf, forWriting, type Db, type JournalEntry } from './schema.js';
 import { insertPing, pingLogLimitOf } from './ping-log.js';
 import { applySignal } from '../domain/status.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
@@ -204,9 +204,6 @@ export interface PreparedApply {
  */
 const DROP_PER_CHECK = 1000;
 
-/** The database's encoder: lmdb-js has it, its typings do not say so. */
-const encoderOf = (store: object): { encode(value: unknown): Uint8Array } =>
-  (store as { encoder: { encode(value: unknown): Uint8Array } }).encoder;
 
 /**
  * Work out, from committed data, what writing these entries into the B-trees

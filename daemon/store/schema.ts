@@ -115,3 +115,11 @@ export function forWriting<T>(database: T | undefined, what: string): T {
   if (!database) throw new Error(`${what} is missing: the environment was opened read-only`);
   return database;
 }
+
+/**
+ * A database's encoder, for values written later as they are (lmdb-js's
+ * asBinary): lmdb-js has it, its typings do not say so. What it returns is a
+ * view that its next call may reuse.
+ */
+export const encoderOf = (database: object): { encode(value: unknown): Uint8Array } =>
+  (database as { encoder: { encode(value: unknown): Uint8Array } }).encoder;

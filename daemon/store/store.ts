@@ -12,10 +12,11 @@ import { closeDb, DATA_FILE, openDb } from './db.js';
 import { notedDatabases, registerEnvironment } from './environment.js';
 import { upgradeSchema } from './migrations.js';
 import type { ApiKeyRecord, Db } from './schema.js';
+import { asBinary } from 'lmdb';
 import { fsyncPath } from '../shared/fsync.js';
 import { assertIndexable, checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, noteCheckEdits, reindexCheck, setCheckCount, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { bulkLoadChecks, putInOrder, type BulkChecks } from './bulk-load.js';
-export { CheckExistsError, type BulkChecks, type NumberedCheck } from './bulk-load.js';
+export { CheckExistsError, type BulkChecks, type EncodedCheck } from './bulk-load.js';
 import { appendEvent, appendEvents, currentRevision, oldestRetainedRevision, pruneEvents, readEventsAfter, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, oldestJournaledRevision, readJournal } from './journal.js';
 import { PendingPings, type PendingPing } from './pending.js';
@@ -30,7 +31,7 @@ import type {
   PingRecord,
   ProjectRecord,
 } from '../domain/types.js';
-import { forWriting } from './schema.js';
+import { encoderOf, forWriting } from './schema.js';
 import type { StorageReport } from '../domain/storage-alarm.js';
 
 /** A place in a project's creation order: just after the check created at `createdAt` with `uuid`. */
@@ -869,12 +870,15 @@ export class Store {
    * durable; a failure part-way leaves the parts written before it.
    */
   async bulkInsertChecks(checks: BulkChecks, now: number): Promise<void> {
+    const checkEncoder = encoderOf(this.db.checks);
     await bulkLoadChecks(
       {
         db: this.db,
         transact: (fn) => this.transact(fn),
         lastCreatedAt: (projectId) => this.lastCreatedAt(projectId),
-        putNewCheck: (check) => putInOrder(this.db.checks, check.uuid, check),
+        encoding: { dataDir: this.dataDir, encode: (check) => checkEncoder.encode(check) },
+        // lmdb-js writes a Binary as it is; its typed put does not know that.
+        putNewCheck: (uuid, record) => putInOrder(this.db.checks, uuid, asBinary(record) as unknown as CheckRecord),
         // Named, not carried: the record is in the same transaction, and eventsAfter reads it.
         announceNewChecks: (checks, at) =>
           appendEvents(
