@@ -4,10 +4,10 @@
 // from which the store takes them back in the order it writes them
 // (store/bulk-load.ts): the keys of a large import fit in memory where its
 // records would not.
-import type { BulkChecks, EncodedCheck } from '../store/store.js';
+import type { BulkChecks, CheckEncoding, EncodedCheck } from '../store/store.js';
 import type { CheckPlace, CheckSpan } from './export-parse.js';
 import { CheckSpool } from './check-spool.js';
-import { makeRecords, readRecordFile, spoolMismatch, type RecordEncoding, type RecordMaking } from './spool-records.js';
+import { makeRecords, readRecordFile, spoolMismatch, type RecordMaking } from './spool-records.js';
 
 /** A growable Float64Array. */
 class Numbers {
@@ -80,7 +80,7 @@ export class ImportChecks implements BulkChecks {
    * Start making every check's record, with createdAt[n] as its createdAt:
    * on another thread, from the spool, while the store writes the indexes.
    */
-  records(encoding: RecordEncoding, createdAt: Float64Array, size: number): AsyncIterable<EncodedCheck[]> {
+  records(encoding: CheckEncoding, createdAt: Float64Array, size: number): AsyncIterable<EncodedCheck[]> {
     const files = this.spool.seal();
     const making = makeRecords(encoding, files, { projects: this.projects, projectOf: this.projectOf.array, createdAt });
     this.making = making;

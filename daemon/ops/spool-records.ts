@@ -1,15 +1,14 @@
 // The import's spool, second pass: each spool file's texts become the checks'
 // records, in the store's encoding and in uuid order, written back over the
-// texts (a record is smaller than its text). A worker thread does it for one
-// spool file after another while the import's main thread writes the indexes
-// (record-worker.ts), so that parsing and encoding a million checks costs the
-// import no time of its own; the main thread then only puts the records.
+// texts. A worker thread does it for one spool file after another while the
+// import's main thread sorts and writes the indexes (record-worker.ts), so
+// that parsing and encoding the checks overlaps that work instead of following
+// it; the main thread then only puts the records as they are.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { CheckRecord } from '../domain/types.js';
 import { compareStrings } from '../store/key-order.js';
-import type { EncodedCheck } from '../store/store.js';
+import type { CheckEncoding, EncodedCheck } from '../store/store.js';
 import { checkFromJson } from './export-fields.js';
 import { HEADER, entryNumber, entryText, readSpoolFile, rewriteSpoolFile, spoolEntries, type SpoolFiles } from './check-spool.js';
 import { OpsError } from './errors.js';
@@ -27,8 +26,7 @@ export interface RecordFields {
   createdAt: Float64Array;
 }
 
-/** The store's encoding of a record: a view that the next call may reuse. */
-export type EncodeRecord = (check: CheckRecord) => Uint8Array;
+type EncodeRecord = CheckEncoding['encode'];
 
 /**
  * Turn spool file `fd`, `size` bytes of texts, into the records of its
@@ -95,19 +93,13 @@ export interface RecordMaking {
   stop(): Promise<void>;
 }
 
-/** The store's encoding of a check: the data dir whose database has it, and the encoder on this thread. */
-export interface RecordEncoding {
-  dataDir: string;
-  encode: EncodeRecord;
-}
-
 /**
  * Start making the records of every spool file, on a worker thread. Where the
  * worker's script is not built (the tests run the sources), they are made on
  * this thread instead, each file when it is asked for.
  */
 export function makeRecords(
-  encoding: RecordEncoding,
+  encoding: CheckEncoding,
   files: SpoolFiles,
   fields: RecordFields,
   script = new URL('./record-worker.js', import.meta.url),

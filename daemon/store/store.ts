@@ -16,7 +16,7 @@ import { asBinary } from 'lmdb';
 import { fsyncPath } from '../shared/fsync.js';
 import { assertIndexable, checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, noteCheckEdits, reindexCheck, setCheckCount, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { bulkLoadChecks, putInOrder, type BulkChecks } from './bulk-load.js';
-export { CheckExistsError, type BulkChecks, type EncodedCheck } from './bulk-load.js';
+export { CheckExistsError, type BulkChecks, type CheckEncoding, type EncodedCheck } from './bulk-load.js';
 import { appendEvent, appendEvents, currentRevision, oldestRetainedRevision, pruneEvents, readEventsAfter, type StoredEvent } from './events.js';
 import { applyJournal, applyJournalQueued, isJournaled, journalPing, oldestJournaledRevision, readJournal } from './journal.js';
 import { PendingPings, type PendingPing } from './pending.js';
@@ -279,7 +279,7 @@ export class Store {
     return appendEvent(this.db, event, this.appended ?? undefined);
   }
 
-  /** Write the journal into the B-trees now (the daemon's JournalWriter does it about once a second). */
+  /** Write the journal into the B-trees now (the daemon's JournalWriter does it ten times a second). */
   async applyJournal(): Promise<void> {
     await this.transact(() => undefined);
   }
