@@ -166,19 +166,20 @@ function budgeted(entries: Entries, maxBytes: number | undefined): Entries {
 /**
  * Apply the journal as it is now with queued (asynchronous) writes, so that
  * the write lock is held only while LMDB itself runs them: the reads and the
- * encoding happen on the calling thread first. The writes are conditional on
- * the newest entry read still being in the journal: if another writer applied
- * the journal meanwhile (any transaction does), they are skipped. Resolves
- * with the revision the B-trees are then current with. With `maxBytes`, only
- * the oldest entries that fit in it are moved (budgeted).
+ * encoding happen on the calling thread first (prepareApply, as the journal
+ * worker does). The writes are conditional on the newest entry read still
+ * being in the journal: if another writer applied the journal meanwhile (any
+ * transaction does), they are skipped. Resolves with the revision the B-trees
+ * are then current with. With `maxBytes`, only the oldest entries that fit in
+ * it are moved (budgeted).
  */
 export async function applyJournalQueued(db: Db, maxBytes?: number): Promise<number> {
   const all = currentEntries(db);
   const entries = budgeted(all, maxBytes);
   if (entries.length === 0) return all.length === 0 ? currentRevision(db) : all[0]!.key[0] - 1;
-  const newest = entries[entries.length - 1]!.key;
-  await writable(db).ifVersion(newest, ENTRY_VERSION, () => writeEntries(db, entries));
-  return newest[0];
+  const prepared = prepareApply(db, entries);
+  await writable(db).ifVersion(prepared.newest, ENTRY_VERSION, () => writePrepared(db, prepared));
+  return prepared.newest[0];
 }
 
 /** lmdb-js transactionSync flags: its default (3), plus LMDB's MDB_NOSYNC. */
@@ -251,13 +252,22 @@ export function prepareJournalApply(db: Db, maxBytes?: number): PreparedApply | 
 export function writePreparedApply(db: Db, prepared: PreparedApply): number {
   return db.root.transactionSync(() => {
     if (!writable(db).doesExist(prepared.newest)) return applyJournal(db);
-    // lmdb-js writes a Binary as it is; its typed put does not know that.
-    for (const [uuid, bytes] of prepared.checks) db.checks.put(uuid, bytes as unknown as CheckRecord);
-    for (const [key, bytes] of prepared.pings) db.pings.put(key, bytes as unknown as PingRecord);
-    for (const key of prepared.dropPings) db.pings.remove(key);
-    for (const key of prepared.entries) writable(db).remove(key);
+    writePrepared(db, prepared);
     return prepared.newest[0];
   }, SYNC_TXN_OVERLAPPED) as number;
+}
+
+/**
+ * The writes of a prepared apply, in a write transaction or queued: all were
+ * worked out before the first of them (prepareApply), so none depends on a
+ * read that would miss the apply's own writes, as queued writes' reads do.
+ */
+function writePrepared(db: Db, prepared: PreparedApply): void {
+  // lmdb-js writes a Binary as it is; its typed put does not know that.
+  for (const [uuid, bytes] of prepared.checks) db.checks.put(uuid, bytes as unknown as CheckRecord);
+  for (const [key, bytes] of prepared.pings) db.pings.put(key, bytes as unknown as PingRecord);
+  for (const key of prepared.dropPings) db.pings.remove(key);
+  for (const key of prepared.entries) writable(db).remove(key);
 }
 
 /**

@@ -209,6 +209,26 @@ describe('the ping journal', () => {
     expect(store.listPings(uuid, 10).map((p) => Buffer.from(p.body!).toString())).toEqual(['#3', '#2', '#1']);
   });
 
+  it('a queued apply keeps exactly the newest ping_log_limit pings when its pings cross a 100th one', async () => {
+    // Worked out from reads made before its writes run: the sweep at the
+    // 100th ping once missed a ping put earlier in the same apply.
+    const { store, clock, pings, uuid } = await setup(5);
+    const record = async (from: number, to: number) => {
+      for (let i = from; i <= to; i++) {
+        clock.advance(1000);
+        await pings.record(uuid, 'success', null, facts(`#${i}`));
+      }
+    };
+    await record(1, 194);
+    await store.applyJournalQueued();
+    await record(195, 205);
+    await store.applyJournalQueued();
+    const logged = [...environmentOf(store).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })];
+    expect(logged.map((key) => key[1])).toEqual([201, 202, 203, 204, 205]);
+    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+    expect(environmentOf(store).checks.get(uuid)).toMatchObject({ nPings: 205 });
+  });
+
   it("the worker's prepared apply writes the same B-trees as the in-transaction apply, cap included, and skips a deleted check", async () => {
     // Two data dirs with the same pings: one applied inside a transaction, one prepared first.
     const runs = [];
