@@ -1,4 +1,4 @@
-// Writes journaled pings into the check and ping-log B-trees ten times a
+// Writes journaled pings into the check and ping-log B-trees about once a
 // second (store/journal.ts). In the built daemon this runs in a worker thread:
 // under load, reading and encoding a second's worth of pings costs the thread
 // that answers pings as much as a third of its time. Run from the TypeScript
@@ -12,13 +12,11 @@ import type { JournalWorkerReply, JournalWorkerRequest } from './journal-worker.
 import { commitFailureReason } from './write-failure.js';
 
 /**
- * How often the journal is applied. Its transaction holds LMDB's write lock,
- * and the pings that come meanwhile wait for it, for about as long as it has
- * entries to write: shorter keeps that wait short (docs/performance.md).
- * Longer writes a page that many pings touched once for all of them, and
- * holds more pings in memory meanwhile.
+ * How often the journal is applied. Longer means fewer page writes per ping
+ * (a page touched by many pings is written once) but more pings held in
+ * memory meanwhile.
  */
-export const JOURNAL_APPLY_EVERY_MS = 100;
+export const JOURNAL_APPLY_EVERY_MS = 1000;
 
 /** Apply the journal somewhere; resolves with the revision the B-trees are current with. */
 interface Applier {

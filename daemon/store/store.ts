@@ -279,7 +279,7 @@ export class Store {
     return appendEvent(this.db, event, this.appended ?? undefined);
   }
 
-  /** Write the journal into the B-trees now (the daemon's JournalWriter does it ten times a second). */
+  /** Write the journal into the B-trees now (the daemon's JournalWriter does it about once a second). */
   async applyJournal(): Promise<void> {
     await this.transact(() => undefined);
   }

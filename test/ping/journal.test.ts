@@ -481,7 +481,7 @@ describe('the ping journal', () => {
 });
 
 describe('the built daemon', () => {
-  it('applies the journal in its worker thread while it runs', async () => {
+  it('applies the journal in its worker thread about once a second, while it runs', async () => {
     const dir = tempDir('checkd-journal-');
     const key = (await createProjectCli(dir, 'w')).api_key;
     const d = await startChild(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0']);
@@ -510,8 +510,8 @@ describe('the built daemon on a full disk', () => {
     const limit = (bytes: string) => execFileSync('prlimit', ['--pid', pid, `--fsize=${bytes}:unlimited`]);
     const failed = /writing journaled pings failed; retrying: writing to the data dir \S+ failed: /;
     let acked = 0;
-    // Journal pings, then leave no room before the worker's next apply (ten
-    // times a second); if it applied them first, try again.
+    // Journal pings, then leave no room before the worker's next apply (about
+    // once a second); if it applied them first, try again.
     for (let attempt = 0; attempt < 5 && !failed.test(d.stderr()); attempt++) {
       for (let i = 0; i < 5; i++) {
         const r = await fetch(`${d.url}/ping/${uuid}`, { method: 'POST', body: 'x'.repeat(8000) });
