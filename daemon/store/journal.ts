@@ -205,7 +205,6 @@ export interface PreparedApply {
  */
 const DROP_PER_CHECK = 1000;
 
-
 /**
  * Work out, from committed data, what writing these entries into the B-trees
  * takes: each check's newest record, the pings that stay within the ping log
