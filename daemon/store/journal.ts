@@ -12,9 +12,8 @@
 // function of the check and the ping (applySignal), so the check after a
 // journaled ping is worked out again, from the stored record and the pings
 // journaled before it, when the journal is read. A ping encodes no check.
-import { asBinary } from 'lmdb';
 import { currentRevision } from './events.js';
-import { encoderOf, forWriting, type Db, type JournalEntry } from './schema.js';
+import { asEncoded, encoderOf, forWriting, type Db, type JournalEntry } from './schema.js';
 import { insertPing, pingLogLimitOf } from './ping-log.js';
 import { applySignal } from '../domain/status.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
@@ -185,16 +184,14 @@ export async function applyJournalQueued(db: Db, maxBytes?: number): Promise<num
 /** lmdb-js transactionSync flags: its default (3), plus LMDB's MDB_NOSYNC. */
 const SYNC_TXN_OVERLAPPED = 3 | 0x10000;
 
-/** A value already in the database's own encoding, written as it is. */
-type Encoded = ReturnType<typeof asBinary>;
-
 /** What applying the journal as read at one moment writes, worked out before the write lock is taken. */
 export interface PreparedApply {
   /** Newest entry read: still there at write time means nobody applied the journal since. */
   newest: JournalKey;
   entries: JournalKey[];
-  checks: Array<[string, Encoded]>;
-  pings: Array<[[string, number], Encoded]>;
+  /** Each record in the database's own encoding. */
+  checks: Array<[string, Uint8Array]>;
+  pings: Array<[[string, number], Uint8Array]>;
   dropPings: Array<[string, number]>;
 }
 
@@ -219,12 +216,12 @@ function prepareApply(db: Db, entries: Entries): PreparedApply {
   for (const [uuid, { check, pings }] of byCheck(db, entries)) {
     if (!check || checkIsGone(db, uuid)) continue;
     const firstKept = pings[pings.length - 1]!.n - keepOf(check) + 1;
-    for (const ping of pings) if (ping.n >= firstKept) prepared.pings.push([[uuid, ping.n], asBinary(encodePing.encode(ping))]);
+    for (const ping of pings) if (ping.n >= firstKept) prepared.pings.push([[uuid, ping.n], encodePing.encode(ping)]);
     if (firstKept > 1) {
       const range = { start: [uuid, 0] as [string, number], end: [uuid, firstKept] as [string, number], limit: DROP_PER_CHECK };
       for (const key of db.pings.getKeys(range)) prepared.dropPings.push(key);
     }
-    prepared.checks.push([uuid, asBinary(encodeCheck.encode(check))]);
+    prepared.checks.push([uuid, encodeCheck.encode(check)]);
   }
   return prepared;
 }
@@ -262,9 +259,8 @@ export function writePreparedApply(db: Db, prepared: PreparedApply): number {
  * read that would miss the apply's own writes, as queued writes' reads do.
  */
 function writePrepared(db: Db, prepared: PreparedApply): void {
-  // lmdb-js writes a Binary as it is; its typed put does not know that.
-  for (const [uuid, bytes] of prepared.checks) db.checks.put(uuid, bytes as unknown as CheckRecord);
-  for (const [key, bytes] of prepared.pings) db.pings.put(key, bytes as unknown as PingRecord);
+  for (const [uuid, bytes] of prepared.checks) db.checks.put(uuid, asEncoded<CheckRecord>(bytes));
+  for (const [key, bytes] of prepared.pings) db.pings.put(key, asEncoded<PingRecord>(bytes));
   for (const key of prepared.dropPings) db.pings.remove(key);
   for (const key of prepared.entries) writable(db).remove(key);
 }

@@ -2,7 +2,7 @@
 // of each, the records only the store keeps (API keys, journal entries) and
 // the schema version of that layout. Shared by the store's modules without
 // pulling in how the environment is opened (db.ts) or upgraded (migrations.ts).
-import type { Database } from 'lmdb';
+import { asBinary, type Database } from 'lmdb';
 import type {
   ChannelRecord,
   CheckRecord,
@@ -123,3 +123,9 @@ export function forWriting<T>(database: T | undefined, what: string): T {
  */
 export const encoderOf = (database: object): { encode(value: unknown): Uint8Array } =>
   (database as { encoder: { encode(value: unknown): Uint8Array } }).encoder;
+
+/**
+ * Bytes already in a database's encoding (encoderOf), to put as they are:
+ * lmdb-js writes a Binary without encoding it; its typed put does not know that.
+ */
+export const asEncoded = <T>(bytes: Uint8Array): T => asBinary(bytes) as unknown as T;

@@ -12,7 +12,6 @@ import { closeDb, DATA_FILE, openDb } from './db.js';
 import { notedDatabases, registerEnvironment } from './environment.js';
 import { upgradeSchema } from './migrations.js';
 import type { ApiKeyRecord, Db } from './schema.js';
-import { asBinary } from 'lmdb';
 import { fsyncPath } from '../shared/fsync.js';
 import { assertIndexable, checkCount, checkEdits, countCheck, indexCheck, noteCheckEdit, noteCheckEdits, reindexCheck, setCheckCount, unindexCheck, uuidsByField, type IndexedField } from './check-indexes.js';
 import { bulkLoadChecks, putInOrder, type BulkChecks } from './bulk-load.js';
@@ -31,7 +30,7 @@ import type {
   PingRecord,
   ProjectRecord,
 } from '../domain/types.js';
-import { encoderOf, forWriting } from './schema.js';
+import { asEncoded, encoderOf, forWriting } from './schema.js';
 import type { StorageReport } from '../domain/storage-alarm.js';
 
 /** A place in a project's creation order: just after the check created at `createdAt` with `uuid`. */
@@ -877,8 +876,7 @@ export class Store {
         transact: (fn) => this.transact(fn),
         lastCreatedAt: (projectId) => this.lastCreatedAt(projectId),
         encoding: { dataDir: this.dataDir, encode: (check) => checkEncoder.encode(check) },
-        // lmdb-js writes a Binary as it is; its typed put does not know that.
-        putNewCheck: (uuid, record) => putInOrder(this.db.checks, uuid, asBinary(record) as unknown as CheckRecord),
+        putNewCheck: (uuid, record) => putInOrder(this.db.checks, uuid, asEncoded<CheckRecord>(record)),
         // Named, not carried: the record is in the same transaction, and eventsAfter reads it.
         announceNewChecks: (checks, at) =>
           appendEvents(

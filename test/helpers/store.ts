@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import type { CheckRecord } from '../../daemon/domain/types.js';
 import { Store } from '../../daemon/store/store.js';
+import type { Db } from '../../daemon/store/schema.js';
 import { onCleanup } from './cleanup.js';
 import { tempDir } from './temp.js';
 
@@ -51,4 +52,10 @@ export async function plantCheck(
   opts: { createdAt: number; shape?: (check: CheckRecord) => void },
 ): Promise<CheckRecord> {
   return (await plantChecks(store, projectId, 1, opts))[0]!;
+}
+
+/** A check's record in the store's encoding (encoderOf), decoded as the store reads it. */
+export function decodeCheck(db: Db, bytes: Uint8Array): CheckRecord {
+  // lmdb-js has the decoder; its typings do not say so.
+  return (db.checks as unknown as { decoder: { decode(b: Uint8Array): CheckRecord } }).decoder.decode(bytes);
 }

@@ -7,12 +7,12 @@ import { writeExport } from '../../daemon/ops/transfer.js';
 import { ExportValidation, readExport, type ParsedExport } from '../../daemon/ops/import-read.js';
 import { ImportChecks } from '../../daemon/ops/import-checks.js';
 import type { EncodedCheck } from '../../daemon/store/store.js';
-import { encoderOf, type Db } from '../../daemon/store/schema.js';
+import { encoderOf } from '../../daemon/store/schema.js';
 import { closeDb, openDb } from '../../daemon/store/db.js';
 import { OpsError } from '../../daemon/ops/errors.js';
 import { InputError, NotJsonError, RepeatedFieldError, parseExportStream, type CheckPlace } from '../../daemon/ops/export-parse.js';
 import { UsageError } from '../../daemon/cli/admin.js';
-import { openTempStore, plantChecks } from '../helpers/store.js';
+import { decodeCheck, openTempStore, plantChecks } from '../helpers/store.js';
 import { CHECK_FIELDS, checkFromJson, fromJson, toJson } from '../../daemon/ops/export-fields.js';
 import { newCheck } from '../../daemon/domain/check-input.js';
 import type { CheckRecord } from '../../daemon/domain/types.js';
@@ -22,8 +22,6 @@ import { tempDir } from '../helpers/temp.js';
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 
-/** The store's decoding of a check's record (lmdb-js has it, its typings do not say so). */
-const decoderOf = (db: Db) => (bytes: Uint8Array) => (db.checks as unknown as { decoder: { decode(b: Uint8Array): unknown } }).decoder.decode(bytes);
 
 async function* inPieces(text: string, size: number): AsyncGenerator<Buffer> {
   const bytes = Buffer.from(text);
@@ -341,9 +339,9 @@ describe('reading an export as a stream', () => {
       expect(back.map(({ uuid }) => uuid)).toEqual(records.map((r) => r.uuid).sort());
       for (const { n, uuid, record } of back) {
         expect(uuid).toBe(records[n]!.uuid);
-        expect(decoderOf(db)(record)).toEqual({ ...records[n], createdAt: created[n] });
+        expect(decodeCheck(db, record)).toEqual({ ...records[n], createdAt: created[n] });
       }
-      expect((decoderOf(db)(back.find(({ n }) => n === 3)!.record) as CheckRecord).desc).toHaveLength(100_000);
+      expect(decodeCheck(db, back.find(({ n }) => n === 3)!.record).desc).toHaveLength(100_000);
     } finally {
       await checks.close();
       await closeDb(db);

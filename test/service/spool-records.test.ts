@@ -14,13 +14,12 @@ import { closeDb, openDb } from '../../daemon/store/db.js';
 import { encoderOf, type Db } from '../../daemon/store/schema.js';
 import type { EncodedCheck } from '../../daemon/store/store.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { decodeCheck } from '../helpers/store.js';
 import { tempDir } from '../helpers/temp.js';
 
 const T0 = Date.UTC(2026, 10, 26, 12, 0, 0);
 const BUILT_WORKER = pathToFileURL(join(REPO_ROOT, 'dist/daemon/ops/record-worker.js'));
 const NOT_BUILT = pathToFileURL(join(REPO_ROOT, 'dist/daemon/ops/no-such-worker.js'));
-
-const decode = (db: Db, bytes: Uint8Array) => (db.checks as unknown as { decoder: { decode(b: Uint8Array): unknown } }).decoder.decode(bytes);
 
 let open: Array<{ spool: CheckSpool; db: Db }> = [];
 afterEach(async () => {
@@ -72,7 +71,7 @@ describe('the records made from the spool', () => {
       expect(records.map((r) => r.uuid)).toEqual(s.raws.map((r) => r.uuid as string).sort());
       for (const { n, uuid, record } of records) {
         expect(uuid).toBe(s.raws[n]!.uuid);
-        expect(decode(s.db, record)).toMatchObject({ uuid, name: `job ${n}`, projectId: `p${n % 2}`, createdAt: T0 + 1000 * n });
+        expect(decodeCheck(s.db, record)).toMatchObject({ uuid, name: `job ${n}`, projectId: `p${n % 2}`, createdAt: T0 + 1000 * n });
       }
     });
   }
