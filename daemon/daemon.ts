@@ -80,7 +80,7 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
   const pings = new PingService(store, clock, storage);
   const badgeSecret = await store.badgeSecret();
   await store.logId();
-  // Pings journaled before a crash go into the B-trees before anything reads
+  // Pings journaled before a crash go into their checks before anything reads
   // them (readers see them in any case: store/pending.ts); left to the journal
   // writer when the disk has no room for the move.
   if (storage.journalBudget() === null) {

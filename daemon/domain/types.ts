@@ -51,6 +51,12 @@ export interface CheckRecord {
   /** Internal deadline: when the status may next change by itself (going-down-after). */
   alertAfter: number | null;
   nPings: number;
+  /**
+   * Where the ping log holds the newest ping (store/ping-log.ts): the revision
+   * in its key. Absent for 0, which also holds the pings of a check that has
+   * none with a revision (imported ones, older layouts).
+   */
+  lastPingRev?: number;
   /** Assigned channel ids. */
   channels: string[];
   /**

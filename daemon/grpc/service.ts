@@ -170,7 +170,7 @@ export function addCheckdService(server: grpc.Server, health: HealthImplementati
       // One more than asked for says whether older pings remain.
       // The ping log may briefly hold a few more than its limit (it is swept in steps): not shown, as GetCheck does not.
       const oldestKept = check.nPings - auth.project.pingLogLimit;
-      const pings = [...store.earlierPings(check.uuid, before, size + 1)].filter((p) => p.n > oldestKept);
+      const pings = [...store.earlierPings(check, before, size + 1)].filter((p) => p.n > oldestKept);
       return { pings: pings.slice(0, size).map(pingMsg), more: pings.length > size };
     }),
     ListFlips: unary(logger, (req: { id: string; before_revision: number; page_size: number }, md) => {

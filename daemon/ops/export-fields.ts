@@ -75,10 +75,11 @@ const SHA256_RE = /^[0-9a-f]{64}$/;
 
 // Keyed by the record's own field names, so that a field added to a record
 // type is a compile error here until export and import handle it. everStarted
-// is about the ping log, which is not exported: an imported check has none.
+// and lastPingRev are about the ping log, which is not exported: an imported
+// check has none.
 // hold and downAlert are the notifier's (what channels were told, and when),
 // which is not exported either.
-export const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId' | 'everStarted' | 'hold' | 'downAlert'>, FieldRule> = {
+export const CHECK_FIELDS: Record<Exclude<keyof CheckRecord, 'projectId' | 'everStarted' | 'lastPingRev' | 'hold' | 'downAlert'>, FieldRule> = {
   uuid: { json: 'uuid', check: uuid },
   badgeKey: { json: 'badge_key', check: uuid },
   createdAt: { json: 'created_at', check: rules.int(0) },

@@ -202,7 +202,7 @@ function writeImport(store: Store, source: MappedProject, target: Target, now: n
     for (const flip of m.flips) store.insertFlipInTxn(check, flip, now);
     flips += m.flips.length;
     const logged = m.pings.slice(-keep);
-    for (const ping of logged) store.insertPingInTxn(check, ping, keep);
+    for (const ping of logged) store.insertImportedPingInTxn(check, ping);
     pings += logged.length;
   }
 

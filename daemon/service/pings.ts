@@ -82,7 +82,7 @@ export class PingService {
       // Read lazily: the walk usually stops at the first earlier ping. A check
       // that never started a run has no start to find.
       const timed = (kind === 'success' || kind === 'fail') && check.everStarted !== false;
-      const earlier = timed ? this.store.earlierPings(uuid, n, DURATION_LOOKBACK) : [];
+      const earlier = timed ? this.store.earlierPings(check, n, DURATION_LOOKBACK) : [];
       const ping: PingRecord = {
         n,
         date: now,
@@ -124,10 +124,7 @@ export class PingService {
       this.store.applyJournalInTxn();
       // Told now, or held by a mute, a maintenance window or a dependency (alert-policies).
       const decided = decideFlip(this.store, check, applied.check, applied.flip, now);
-      event.check = decided.check;
-      const project = this.store.getProject(check.projectId);
-      this.store.insertPingInTxn(decided.check, ping, project?.pingLogLimit ?? 100);
-      this.store.appendEventInTxn(event);
+      this.store.insertPingInTxn(decided.check, ping, event);
       this.store.putCheckStatusInTxn(decided.check);
       this.store.insertFlipInTxn(decided.check, decided.flip, now);
       return 'ok';

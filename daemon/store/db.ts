@@ -148,10 +148,9 @@ export function openDb(dir: string, opts: { readOnly?: boolean; mapSize?: number
     checkBadgeKeys: root.openDB({ name: 'check_badge_keys' }),
     projectBadgeKeys: root.openDB({ name: 'project_badge_keys' }),
     channels: root.openDB({ name: 'channels', ...records }),
-    pings: root.openDB({ name: 'pings', ...records }),
+    pings: root.openDB({ name: 'ping_log', ...records }),
     flips: root.openDB({ name: 'flips', ...records }),
     events: root.openDB({ name: 'events', ...records }),
-    journal: root.openDB({ name: 'journal', useVersions: true, ...records }),
     maintenance: root.openDB({ name: 'maintenance', ...records }),
   };
 }

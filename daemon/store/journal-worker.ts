@@ -1,4 +1,4 @@
-// Worker thread that writes the ping journal into the B-trees (journal.ts), so
+// Worker thread that writes the ping journal into the checks (journal.ts), so
 // that decoding, encoding and B-tree work of the write-behind stay off the
 // thread that answers pings. It opens the same environment; LMDB's write lock
 // orders its transactions with the main thread's and other processes'. Being
@@ -14,7 +14,7 @@ import { commitFailureReason, installCommitFailureGuard } from './write-failure.
 export type JournalWorkerRequest = { apply: true; maxBytes?: number } | 'close';
 
 export interface JournalWorkerReply {
-  /** The revision the B-trees are current with. */
+  /** The revision the checks are current with. */
   rev?: number;
   /** Why the journal could not be applied (describeWriteFailure's sentence). */
   error?: string;

@@ -1,5 +1,5 @@
-// Writes journaled pings into the check and ping-log B-trees about once a
-// second (store/journal.ts). In the built daemon this runs in a worker thread:
+// Writes journaled pings into their checks' records about once a second, and
+// sweeps the ping log (store/journal.ts). In the built daemon this runs in a worker thread:
 // under load, reading and encoding a second's worth of pings costs the thread
 // that answers pings as much as a third of its time. Run from the TypeScript
 // sources (tests, tsx) it runs on the main thread, with the same function.
@@ -18,7 +18,7 @@ import { commitFailureReason } from './write-failure.js';
  */
 export const JOURNAL_APPLY_EVERY_MS = 1000;
 
-/** Apply the journal somewhere; resolves with the revision the B-trees are current with. */
+/** Apply the journal somewhere; resolves with the revision the checks are current with. */
 interface Applier {
   /** With `maxBytes`, only the oldest entries whose pings fit in it (journal.ts). */
   apply(maxBytes?: number): Promise<number>;
@@ -30,7 +30,7 @@ interface Applier {
 function inThreadApplier(store: Store, dataDir: string): Applier {
   return {
     apply: (maxBytes) =>
-      store.applyJournalQueued(maxBytes).catch(async (err: unknown) => {
+      store.applyJournal(maxBytes).catch(async (err: unknown) => {
         throw new Error(await commitFailureReason(dataDir, err));
       }),
     close: async () => {},
@@ -106,7 +106,7 @@ export class JournalWriter {
     // pings wait, durable in the journal, until there is room.
     const budget = this.budget();
     if (budget === 0) {
-      if (!this.held) this.logger.warn('journaled pings wait: the disk has no room to write them into the ping log now');
+      if (!this.held) this.logger.warn('journaled pings wait: the disk has no room to write them into their checks now');
       this.held = true;
       return Promise.resolve();
     }

@@ -1,12 +1,12 @@
-// Pings that are durable in the journal but not yet written into the checks
-// and pings B-trees (see journal.ts), kept in memory so that reads in this
-// process see them at once.
+// Pings that are durable in the journal but not yet written into their
+// checks' records (see journal.ts), kept in memory with the check after each,
+// so that reads in this process see them at once.
 //
-// An entry is trusted only while its journal record is visible to the reader
+// An entry is trusted only while its ping is journaled as the reader sees it
 // (`isJournaled`): that one rule covers a ping whose transaction is still in
 // flight (not visible yet: readers see the state before it), one whose
-// transaction failed (never visible), and one already written into the
-// B-trees by any process (journal record gone: the B-trees are current).
+// transaction failed (never visible), and one already written into its check
+// by any process (the checks are current past it).
 import type { CheckRecord, PingRecord } from '../domain/types.js';
 
 export interface PendingPing {
@@ -16,7 +16,7 @@ export interface PendingPing {
   check: CheckRecord;
 }
 
-export type IsJournaled = (rev: number, uuid: string) => boolean;
+export type IsJournaled = (rev: number, uuid: string, n: number) => boolean;
 
 export class PendingPings {
   /** Per check, oldest first. */
@@ -46,30 +46,13 @@ export class PendingPings {
     const list = this.byCheck.get(uuid);
     if (!list) return undefined;
     for (let i = list.length - 1; i >= 0; i--) {
-      if (isJournaled(list[i]!.rev, uuid)) return list[i]!.check;
+      if (isJournaled(list[i]!.rev, uuid, list[i]!.ping.n)) return list[i]!.check;
     }
     return undefined;
   }
 
   /**
-   * The visible pending pings of a check, newest first, one per ping number
-   * (a failed transaction's number is used again by the next ping; the newer
-   * entry wins).
-   */
-  visiblePings(uuid: string, isJournaled: IsJournaled): PingRecord[] {
-    const list = this.byCheck.get(uuid);
-    if (!list) return [];
-    const out: PingRecord[] = [];
-    for (let i = list.length - 1; i >= 0; i--) {
-      const e = list[i]!;
-      if (out.length > 0 && e.ping.n >= out[out.length - 1]!.n) continue;
-      if (isJournaled(e.rev, uuid)) out.push(e.ping);
-    }
-    return out;
-  }
-
-  /**
-   * Forget entries up to a revision once the B-trees hold everything up to it
+   * Forget entries up to a revision once the checks hold everything up to it
    * (entries above it may still be in flight).
    */
   forgetUpTo(rev: number): void {

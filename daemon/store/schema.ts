@@ -1,5 +1,5 @@
 // What the environment holds: its named databases with the keys and values
-// of each, the records only the store keeps (API keys, journal entries) and
+// of each, the records only the store keeps (API keys, stored pings) and
 // the schema version of that layout. Shared by the store's modules without
 // pulling in how the environment is opened (db.ts) or upgraded (migrations.ts).
 import { asBinary, type Database } from 'lmdb';
@@ -14,21 +14,19 @@ import type {
 import type { EventLog } from './events.js';
 
 /** Bumped when the on-disk layout changes; migrations.ts upgrades older layouts. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
-/** A journaled ping (journal.ts). */
-export interface JournalEntry {
-  ping: PingRecord;
-  /**
-   * Set on every entry written since 0.1.x: the check after this ping is the
-   * check before it with the ping applied (domain/status.ts applySignal),
-   * worked out again when the entry is read. Entries without it were written
-   * by older versions: the check after the ping is then in `check` or in the
-   * ping's event.
-   */
-  replay?: true;
-  /** The check as it is after this ping: only in entries of versions before those whose events held it. */
-  check?: CheckRecord;
+/**
+ * Where a ping is stored: [the revision of its event, its check, its number].
+ * Revision 0 holds the pings that came with their check from elsewhere (an
+ * import, an older layout), which have no event of their own.
+ */
+export type PingKey = [number, string, number];
+
+/** A ping as the ping log holds it (ping-log.ts). */
+export interface StoredPing extends PingRecord {
+  /** The revision in the key of the check's ping before this one; absent for 0. */
+  prev?: number;
 }
 
 export interface ApiKeyRecord {
@@ -90,15 +88,15 @@ export interface Db extends EventLog {
   /** project badge key → project id */
   projectBadgeKeys: Database<string, string>;
   channels: Database<ChannelRecord, string>;
-  /** [checkUuid, n] → ping */
-  pings: Database<PingRecord, [string, number]>;
+  /**
+   * The ping log, in the order the pings were recorded (ping-log.ts). The
+   * pings newer than the revision the checks are current with are the
+   * journal (journal.ts). Absent only when a data dir from before schema
+   * version 7 is opened read-only: it then reads as holding no pings.
+   */
+  pings: Database<StoredPing, PingKey> | undefined;
   /** [checkUuid, revision] → flip */
   flips: Database<FlipRecord, [string, number]>;
-  /**
-   * [revision, checkUuid] → ping not yet written into checks and pings (journal.ts).
-   * Absent only when a data dir from before schema version 2 is opened read-only.
-   */
-  journal: Database<JournalEntry, [number, string]> | undefined;
   /**
    * window id → maintenance window (alert-policies §4.2). Made empty by any
    * writable open; absent when a data dir from before it is opened read-only.

@@ -3,7 +3,7 @@
 // appends to the event log in the same LMDB transaction and resolves only
 // once the commit is flushed to disk; the events it appended then go to the
 // commit listener (the event tail), so no write can leave them unannounced.
-// Reads include journaled pings that are not yet in the B-trees (journal.ts),
+// Reads include the checks of journaled pings not yet written into their records (journal.ts),
 // so callers never see the difference.
 import { setImmediate } from 'node:timers/promises';
 import { statSync } from 'node:fs';
@@ -17,9 +17,9 @@ import { assertIndexable, checkCount, checkEdits, countCheck, indexCheck, noteCh
 import { bulkLoadChecks, putInOrder, type BulkChecks } from './bulk-load.js';
 export { CheckExistsError, type BulkChecks, type CheckEncoding, type EncodedCheck } from './bulk-load.js';
 import { appendEvent, appendEvents, currentRevision, oldestRetainedRevision, pruneEvents, readEventsAfter, type StoredEvent } from './events.js';
-import { applyJournal, applyJournalQueued, isJournaled, journalPing, oldestJournaledRevision, readJournal } from './journal.js';
+import { APPLY_BYTES_PER_PING, applyJournal, appliedRevision, isJournaled, markApplied, oldestJournaledRevision, readJournal } from './journal.js';
 import { PendingPings, type PendingPing } from './pending.js';
-import { insertPing } from './ping-log.js';
+import { pingsOf, putImportedPing, putPing } from './ping-log.js';
 import { keyFits } from './key-size.js';
 import { API_KEY_PREFIX_LENGTH, hashApiKey, newApiKey, newPingKey, newSecret, newUuid, uniqueKeyOf } from '../domain/ids.js';
 import type {
@@ -81,7 +81,7 @@ function treePages(s: TreeStats): number {
 
 export class Store {
   private readonly pending = new PendingPings();
-  private readonly journaled = (rev: number, uuid: string): boolean => isJournaled(this.db, rev, uuid);
+  private readonly journaled = (rev: number, uuid: string, n: number): boolean => isJournaled(this.db, rev, uuid, n);
   /** Where appends of the transaction callback running now go (null outside one). */
   private appended: StoredEvent[] | null = null;
   /** Inside transactPing: the pending entries its callback added, taken back if the commit fails. */
@@ -278,49 +278,47 @@ export class Store {
     return appendEvent(this.db, event, this.appended ?? undefined);
   }
 
-  /** Write the journal into the B-trees now (the daemon's JournalWriter does it about once a second). */
-  async applyJournal(): Promise<void> {
-    await this.transact(() => undefined);
+  /**
+   * Write the journal into the checks now, or its oldest `maxBytes` worth, and
+   * sweep the ping log (the daemon's JournalWriter does it about once a
+   * second). Resolves with the revision the checks are then current with.
+   */
+  async applyJournal(maxBytes?: number): Promise<number> {
+    const rev = await this.transactAside(() => applyJournal(this.db, { sweep: true, maxBytes }));
+    this.pending.forgetUpTo(rev);
+    return rev;
   }
 
-  /** Journaled pings not yet written into the B-trees, as this process knows them. */
+  /** Checks with journaled pings not yet written into their records, as this process knows them. */
   get pendingChecks(): number {
     return this.pending.size;
   }
 
-  /** Inside a write transaction: write the journal into the B-trees; returns the revision they are current with. */
+  /** Inside a write transaction: write the journal into the checks; returns the revision they are current with. */
   applyJournalInTxn(): number {
     return applyJournal(this.db);
-  }
-
-  /**
-   * Apply the journal with queued writes (journal.ts `applyJournalQueued`):
-   * the write lock is held only while LMDB runs them. Resolves with the
-   * revision the B-trees are current with, once durable.
-   */
-  async applyJournalQueued(maxBytes?: number): Promise<number> {
-    const rev = await applyJournalQueued(this.db, maxBytes);
-    await this.flushedDurably();
-    this.pending.forgetUpTo(rev);
-    return rev;
   }
 
   /** After the journal was applied up to `rev` elsewhere (the journal worker). */
   forgetPendingUpTo(rev: number): void {
     // This thread's read snapshot may predate that commit (lmdb-js renews it
     // only on a later turn): without a fresh one, the next read would find
-    // neither the pending pings nor the B-trees holding them.
+    // neither the pending pings nor the checks holding them.
     this.db.root.resetReadTxn();
     this.pending.forgetUpTo(rev);
   }
 
-  /** Inside `transactPing`: record a ping that changes nothing but the check's own record. */
+  /**
+   * Inside `transactPing`: record a ping that changes nothing but the check's
+   * own record (`check`, as it is after the ping, made for it), which is left
+   * to the journal (journal.ts).
+   */
   journalPingInTxn(check: CheckRecord, ping: PingRecord, event: Omit<StoredEvent, 'rev'>): number {
     // Stored without the check (journal.ts works it out again); the put has
     // encoded it, so the check joins the event only for this process's readers.
     const rev = this.append(event);
     event.check = check;
-    journalPing(this.db, rev, check.uuid, ping);
+    putPing(this.db, check, ping, rev);
     const entry = { rev, ping, check };
     this.pending.add(check.uuid, entry);
     this.journaledInTxn?.push([check.uuid, entry]);
@@ -377,11 +375,9 @@ export class Store {
     }
   }
 
-  /** Bytes of the ping journal's pages: about what moving it into the B-trees writes anew. */
+  /** About what writing the journal into the checks writes anew. */
   journalBytes(): number {
-    if (!this.db.journal) return 0;
-    const stats = this.db.journal.getStats() as TreeStats;
-    return treePages(stats) * stats.pageSize;
+    return (this.db.pings?.getKeysCount({ start: [appliedRevision(this.db) + 1] }) ?? 0) * APPLY_BYTES_PER_PING;
   }
 
   /** The storage alarm as the log last told it (meta), undefined if it never did. */
@@ -968,18 +964,30 @@ export class Store {
     this.db.checksByProject.remove([check.projectId, check.createdAt, check.uuid]);
     this.db.uniqueKeys.remove(uniqueKeyOf(check.uuid));
     this.db.checkBadgeKeys.remove(check.badgeKey);
-    for (const key of this.db.pings.getKeys({ start: [check.uuid], end: [check.uuid, Infinity] })) {
-      this.db.pings.remove(key);
-    }
+    if (stored) for (const { key } of [...pingsOf(this.db, stored)]) this.db.pings?.remove(key);
     for (const key of this.db.flips.getKeys({ start: [check.uuid], end: [check.uuid, Infinity] })) {
       this.db.flips.remove(key);
     }
     return this.append({ at: now, type: 'check.deleted', projectId: check.projectId, checkUuid: check.uuid });
   }
 
-  /** Append a ping, dropping the oldest beyond the project's ping log limit. */
-  insertPingInTxn(check: CheckRecord, ping: PingRecord, keep: number): void {
-    insertPing(this.db, check, ping, keep);
+  /**
+   * Store the ping of a flip and its event, written with its check (`check`,
+   * as it is after the ping, made for it) rather than journaled: after
+   * applyJournalInTxn in the same transaction. Returns the event's revision.
+   */
+  insertPingInTxn(check: CheckRecord, ping: PingRecord, event: Omit<StoredEvent, 'rev'>): number {
+    // The ping's key holds its event's revision, the next one; the event holds the check after it.
+    const rev = currentRevision(this.db) + 1;
+    putPing(this.db, check, ping, rev);
+    markApplied(this.db, rev);
+    event.check = check;
+    return this.append(event);
+  }
+
+  /** Store a ping that came with its check from elsewhere (an import), kept in the check's log beside those it records. */
+  insertImportedPingInTxn(check: CheckRecord, ping: PingRecord): void {
+    putImportedPing(this.db, check, ping);
   }
 
   appendEventInTxn(event: Omit<StoredEvent, 'rev'>): number {
@@ -1022,38 +1030,32 @@ export class Store {
 
   /** Newest first. */
   listPings(uuid: string, limit: number): PingRecord[] {
-    return [...this.earlierPings(uuid, Infinity, limit)];
+    const check = this.getCheck(uuid);
+    return check ? [...this.earlierPings(check, Infinity, limit)] : [];
   }
 
   /**
-   * The pings numbered below `n`, newest first, read as the caller iterates:
-   * journaled ones first, then the ping log. The previous ping usually settles
-   * the caller's question, so it is read with a plain get; a cursor is opened
-   * only if the walk goes further.
+   * The pings of `check` (as read now) numbered below `n`, newest first, read
+   * as the caller iterates: the previous ping usually settles the caller's
+   * question.
    */
-  *earlierPings(uuid: string, n: number, limit: number): Iterable<PingRecord> {
-    for (const ping of this.pending.visiblePings(uuid, this.journaled)) {
-      if (limit <= 0) return;
+  *earlierPings(check: CheckRecord, n: number, limit: number): Iterable<PingRecord> {
+    if (limit <= 0) return;
+    for (const { ping } of pingsOf(this.db, check)) {
       if (ping.n >= n) continue;
       yield ping;
-      limit -= 1;
-      n = ping.n;
-    }
-    if (limit <= 0 || n <= 1) return;
-    const previous = this.db.pings.get([uuid, n - 1]);
-    if (previous !== undefined) {
-      yield previous;
-      limit -= 1;
-      n -= 1;
-    }
-    if (limit <= 0) return;
-    for (const { value } of this.db.pings.getRange({ start: [uuid, n - 1], end: [uuid, 0], reverse: true, limit })) {
-      yield value;
+      if (--limit <= 0) return;
     }
   }
 
   getPing(uuid: string, n: number): PingRecord | undefined {
-    return this.pending.visiblePings(uuid, this.journaled).find((p) => p.n === n) ?? this.db.pings.get([uuid, n]);
+    const check = this.getCheck(uuid);
+    if (!check) return undefined;
+    for (const { ping } of pingsOf(this.db, check)) {
+      if (ping.n === n) return ping;
+      if (ping.n < n) return undefined;
+    }
+    return undefined;
   }
 
   /** Newest first, with the revision that recorded each flip. */

@@ -59,3 +59,8 @@ export function decodeCheck(db: Db, bytes: Uint8Array): CheckRecord {
   // lmdb-js has the decoder; its typings do not say so.
   return (db.checks as unknown as { decoder: { decode(b: Uint8Array): CheckRecord } }).decoder.decode(bytes);
 }
+
+/** The numbers of the pings of a check that the ping log holds now, in order. */
+export function storedPingNumbers(db: Db, uuid: string): number[] {
+  return [...(db.pings?.getKeys() ?? [])].filter((key) => key[1] === uuid).map((key) => key[2]).sort((a, b) => a - b);
+}

@@ -1,17 +1,18 @@
 // The ping journal (daemon/store/journal.ts) on a real LMDB: a ping is durable
-// as a journal entry and readable at once, reaches the check and ping-log
-// B-trees when the journal is applied, and no other write can read or clobber
-// a stale check meanwhile.
+// in the ping log and readable at once, reaches its check's record when the
+// journal is applied, and no other write can read or clobber a stale check
+// meanwhile.
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ManualClock } from '../../daemon/shared/clock.js';
 import { PingService, type PingFacts } from '../../daemon/service/pings.js';
 import { closeDb, openDb } from '../../daemon/store/db.js';
-import { SCHEMA_VERSION } from '../../daemon/store/schema.js';
-import { applyJournalSync, prepareJournalApply, writePreparedApply } from '../../daemon/store/journal.js';
+import { SCHEMA_VERSION, type Db, type StoredPing } from '../../daemon/store/schema.js';
+import type { PingRecord } from '../../daemon/domain/types.js';
+import { appliedRevision, applyJournalSync, prepareJournalApply, writePreparedApply } from '../../daemon/store/journal.js';
 import { createProjectCli, runCli, startChild } from '../helpers/child.js';
 import { api } from '../helpers/http.js';
 import { REPO_ROOT } from '../helpers/paths.js';
-import { openStore, plantCheck } from '../helpers/store.js';
+import { openStore, plantCheck, storedPingNumbers } from '../helpers/store.js';
 import { tempDir } from '../helpers/temp.js';
 import { JournalWriter } from '../../daemon/store/journal-writer.js';
 import { createLogger } from '../../daemon/shared/log.js';
@@ -32,15 +33,15 @@ const facts = (body = ''): PingFacts => ({
   rid: null,
 });
 
-/** A check pinged twice: the first ping written directly (new → up), the second journaled. */
-async function oneJournaledPing() {
-  const { dir, store, clock, pings, uuid } = await setup();
-  await pings.record(uuid, 'success', null, facts('one'));
-  clock.advance(1000);
-  await pings.record(uuid, 'success', null, facts('two'));
-  const db = environmentOf(store);
-  const [entry] = [...db.journal!.getRange()];
-  return { dir, store, uuid, db, entry };
+/** The journaled pings' keys as the environment's reader sees them now: those past the revision the checks are current with. */
+function journaled(db: Db) {
+  db.root.resetReadTxn();
+  return [...db.pings!.getKeys({ start: [appliedRevision(db) + 1] })];
+}
+
+/** A check's stored pings, oldest first. */
+function storedPings(db: Db, uuid: string): StoredPing[] {
+  return [...db.pings!.getRange()].filter(({ key }) => key[1] === uuid).map(({ value }) => value).sort((a, b) => a.n - b.n);
 }
 
 async function setup(pingLogLimit = 100) {
@@ -85,9 +86,10 @@ describe('the ping journal', () => {
     const { store, pings, uuid } = await setup();
     await pings.record(uuid, 'success', null, facts('kept')); // new → up: written directly, with its flip
     await pings.record(uuid, 'success', null, facts('journaled'));
-    const pending = (store as unknown as { pending: { size: number; visiblePings(u: string, j: () => boolean): unknown[] } }).pending;
-    const held = () => pending.visiblePings(uuid, () => true).length;
-    expect(held()).toBe(1);
+    const pending = (store as unknown as { pending: { latestCheck(u: string, j: () => boolean): { nPings: number } | undefined } }).pending;
+    // The newest ping this process holds in memory, visible or not.
+    const held = () => pending.latestCheck(uuid, () => true)?.nPings;
+    expect(held()).toBe(2);
     // What lmdb-js does when the disk is full: the callback runs, the commit is refused.
     const root = environmentOf(store).root as unknown as { transaction: (fn: () => unknown) => Promise<unknown> };
     const real = root.transaction.bind(root);
@@ -96,7 +98,7 @@ describe('the ping journal', () => {
       throw Object.assign(new Error('No space left on device'), { code: 'ENOSPC' });
     };
     for (let i = 0; i < 20; i++) await expect(pings.record(uuid, 'success', null, facts('x'.repeat(90_000)))).rejects.toThrow(/No space/);
-    expect(held()).toBe(1);
+    expect(held()).toBe(2);
     root.transaction = real;
     // The next ping goes through, numbered after the stored one.
     await pings.record(uuid, 'success', null, facts('after'));
@@ -116,10 +118,9 @@ describe('the ping journal', () => {
     clock.advance(1000);
     expect(await pings.record(uuid, 'success', null, facts('three'))).toBe('ok');
 
-    // Pings 2 and 3 are journaled: not in the B-trees yet...
+    // Pings 2 and 3 are journaled: in the ping log, not in the check's record yet...
     expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(1);
-    expect(environmentOf(store).pings.get([uuid, 3])).toBeUndefined();
-    expect([...environmentOf(store).journal!.getKeys()].map((k) => k[1])).toEqual([uuid, uuid]);
+    expect(journaled(environmentOf(store)).map((k) => [k[1], k[2]])).toEqual([[uuid, 2], [uuid, 3]]);
     // ...but every read already has them, the duration included.
     const read = () => ({
       check: store.getCheck(uuid),
@@ -136,9 +137,9 @@ describe('the ping journal', () => {
     expect(before.second).toBe('two');
 
     await store.applyJournal();
-    expect([...environmentOf(store).journal!.getKeys()]).toEqual([]);
+    expect(journaled(environmentOf(store))).toEqual([]);
     expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(3);
-    expect([...environmentOf(store).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([1, 2, 3]);
+    expect(storedPingNumbers(environmentOf(store), uuid)).toEqual([1, 2, 3]);
     expect(read()).toEqual(before);
     expect(store.listFlips(uuid).map((f) => f.newStatus)).toEqual(['up']);
   });
@@ -150,7 +151,7 @@ describe('the ping journal', () => {
       clock.advance(1000);
     }
     const before = { check: store.getCheck(uuid), list: store.listPings(uuid, 10) };
-    expect([...environmentOf(store).journal!.getKeys()]).toHaveLength(2);
+    expect(journaled(environmentOf(store))).toHaveLength(2);
     // What the journal worker does, in its own handle (the worker opens the data dir itself).
     const other = openDb(dir);
     onTestFinished(() => closeDb(other));
@@ -159,9 +160,9 @@ describe('the ping journal', () => {
     const copy = tempDir('checkd-journal-copy-');
     execFileSync('cp', [join(dir, 'data.mdb'), join(copy, 'data.mdb')]);
     const copied = openStore(copy, { readOnly: true });
-    expect([...environmentOf(copied).journal!.getKeys()]).toEqual([]);
+    expect(journaled(environmentOf(copied))).toEqual([]);
     expect(environmentOf(copied).checks.get(uuid)).toEqual(before.check);
-    expect([...environmentOf(copied).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([1, 2, 3]);
+    expect(storedPingNumbers(environmentOf(copied), uuid)).toEqual([1, 2, 3]);
     // And the store that journaled them reads the same as before, although its
     // read snapshot was taken before that commit.
     store.forgetPendingUpTo(store.revision());
@@ -181,37 +182,14 @@ describe('the ping journal', () => {
       store.saveCheckInTxn({ ...current, name: 'renamed' }, clock.now(), 'check.updated');
     });
     expect(environmentOf(store).checks.get(uuid)).toMatchObject({ name: 'renamed', nPings: 3, lastPing: T0 + 3000 });
-    expect([...environmentOf(store).journal!.getKeys()]).toEqual([]);
+    expect(journaled(environmentOf(store))).toEqual([]);
     // The next ping starts from the renamed check.
     clock.advance(1000);
     await pings.record(uuid, 'success', null, facts());
     expect(store.getCheck(uuid)).toMatchObject({ name: 'renamed', nPings: 4 });
   });
 
-  it('a queued apply that another writer overtakes is skipped: it cannot clobber what that writer changed', async () => {
-    const { dir, store, clock, pings, uuid } = await setup();
-    for (let i = 0; i < 3; i++) {
-      clock.advance(1000);
-      await pings.record(uuid, 'success', null, facts(`#${i + 1}`));
-    }
-    expect(environmentOf(store).journal!.getKeysCount()).toBe(2);
-    const other = openStore(dir);
-    // The journal is read and the writes are queued; before they run, another
-    // writer applies the journal itself and renames the check.
-    const applying = store.applyJournalQueued();
-    environmentOf(other).root.transactionSync(() => {
-      other.applyJournalInTxn();
-      environmentOf(other).checks.put(uuid, { ...other.getCheck(uuid)!, name: 'renamed elsewhere' });
-    });
-    await applying;
-    expect(environmentOf(store).checks.get(uuid)).toMatchObject({ name: 'renamed elsewhere', nPings: 3 });
-    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
-    expect(store.listPings(uuid, 10).map((p) => Buffer.from(p.body!).toString())).toEqual(['#3', '#2', '#1']);
-  });
-
-  it('a queued apply keeps exactly the newest ping_log_limit pings when its pings cross a 100th one', async () => {
-    // Worked out from reads made before its writes run: the sweep at the
-    // 100th ping once missed a ping put earlier in the same apply.
+  it('an apply keeps exactly the newest ping_log_limit pings, applied or journaled', async () => {
     const { store, clock, pings, uuid } = await setup(5);
     const record = async (from: number, to: number) => {
       for (let i = from; i <= to; i++) {
@@ -220,12 +198,14 @@ describe('the ping journal', () => {
       }
     };
     await record(1, 194);
-    await store.applyJournalQueued();
+    await store.applyJournal();
+    expect(storedPingNumbers(environmentOf(store), uuid)).toEqual([190, 191, 192, 193, 194]);
     await record(195, 205);
-    await store.applyJournalQueued();
-    const logged = [...environmentOf(store).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })];
-    expect(logged.map((key) => key[1])).toEqual([201, 202, 203, 204, 205]);
-    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+    // Until the next apply, the log holds more than the window; no reader sees past it.
+    expect(store.listPings(uuid, 5).map((p) => p.n)).toEqual([205, 204, 203, 202, 201]);
+    await store.applyJournal();
+    expect(storedPingNumbers(environmentOf(store), uuid)).toEqual([201, 202, 203, 204, 205]);
+    expect(journaled(environmentOf(store))).toEqual([]);
     expect(environmentOf(store).checks.get(uuid)).toMatchObject({ nPings: 205 });
   });
 
@@ -240,15 +220,15 @@ describe('the ping journal', () => {
         await pings.record(uuid, i % 4 === 0 ? 'start' : 'success', null, facts(`#${i}`));
         if (i === 3) await store.applyJournal();
       }
-      expect(environmentOf(store).journal!.getKeysCount()).toBe(9);
+      expect(journaled(environmentOf(store))).toHaveLength(9);
       const rev = store.revision();
       if (prepared) expect(applyJournalSync(environmentOf(store))).toBe(rev);
       else await store.applyJournal();
       store.forgetPendingUpTo(rev);
       runs.push({
         check: { ...environmentOf(store).checks.get(uuid)!, uuid: '', badgeKey: '', projectId: '' },
-        log: [...environmentOf(store).pings.getRange({ start: [uuid, 0], end: [uuid, Infinity] })].map(({ key, value }) => [key[1], value.kind, value.duration, Buffer.from(value.body!).toString()]),
-        journal: environmentOf(store).journal!.getKeysCount(),
+        log: storedPings(environmentOf(store), uuid).map((p) => [p.n, p.kind, p.duration, Buffer.from(p.body!).toString()]),
+        journal: journaled(environmentOf(store)).length,
       });
     }
     expect(runs[1]).toEqual(runs[0]);
@@ -257,22 +237,24 @@ describe('the ping journal', () => {
     expect(runs[1]!.journal).toBe(0);
   });
 
-  it('a prepared apply drops at most 1,000 old pings of a check at a time; the next apply goes on', async () => {
-    const { store, pings, uuid, clock } = await setup(100);
-    // A ping log far over its limit of 100: 1,500 pings stored directly.
+  it('an apply sweeps a bounded stretch of the ping log; the next applies go on where it stopped', async () => {
+    const { store, uuid } = await setup(100);
+    // A ping log far over its limit of 100: 12,000 pings stored as an import stores them.
     await store.transact(() => {
-      for (let n = 1; n <= 1500; n++) environmentOf(store).pings.put([uuid, n], { n, date: T0, kind: 'log', scheme: 'http', remoteAddr: null, method: 'GET', ua: '', rid: null, exitStatus: null, duration: null, body: null });
-      environmentOf(store).checks.put(uuid, { ...environmentOf(store).checks.get(uuid)!, nPings: 1500 });
+      const check = { ...store.getCheck(uuid)!, nPings: 12_000 };
+      for (let n = 1; n <= 12_000; n++) store.insertImportedPingInTxn(check, { n, date: T0, kind: 'log', scheme: 'http', remoteAddr: null, method: 'GET', ua: '', rid: null, exitStatus: null, duration: null, body: null });
+      environmentOf(store).checks.put(uuid, check);
     });
-    const logKeys = () => [...environmentOf(store).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1]);
-    clock.advance(1000);
-    await pings.record(uuid, 'log', null, facts('#1501'));
-    applyJournalSync(environmentOf(store));
-    expect(logKeys()).toEqual(Array.from({ length: 501 }, (_, i) => 1001 + i));
-    clock.advance(1000);
-    await pings.record(uuid, 'log', null, facts('#1502'));
-    applyJournalSync(environmentOf(store));
-    expect(logKeys()).toEqual(Array.from({ length: 100 }, (_, i) => 1403 + i));
+    const db = environmentOf(store);
+    const counts: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      applyJournalSync(db);
+      db.root.resetReadTxn();
+      counts.push(storedPingNumbers(db, uuid).length);
+    }
+    // 5,000 keys looked at per apply: the window is reached on the third.
+    expect(counts).toEqual([7000, 2000, 100, 100]);
+    expect(store.listPings(uuid, 100).map((p) => p.n)).toEqual(Array.from({ length: 100 }, (_, i) => 12_000 - i));
   });
 
   it('a prepared apply overtaken by another writer is not written as prepared: the journal is applied afresh, nothing clobbered', async () => {
@@ -282,7 +264,7 @@ describe('the ping journal', () => {
       await pings.record(uuid, 'success', null, facts(`#${i}`));
     }
     const prepared = prepareJournalApply(environmentOf(store))!;
-    expect(prepared.entries).toHaveLength(2);
+    expect(prepared.checks.map(([u]) => u)).toEqual([uuid]);
     // Between the preparation and its write, another writer applies the journal and renames the check...
     const other = openStore(dir);
     environmentOf(other).root.transactionSync(() => {
@@ -294,7 +276,7 @@ describe('the ping journal', () => {
     await pings.record(uuid, 'success', null, facts('#4'));
     expect(writePreparedApply(environmentOf(store), prepared)).toBe(store.revision());
     expect(environmentOf(store).checks.get(uuid)).toMatchObject({ name: 'renamed elsewhere', nPings: 4 });
-    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+    expect(journaled(environmentOf(store))).toEqual([]);
     store.forgetPendingUpTo(store.revision());
     expect(store.listPings(uuid, 10).map((p) => Buffer.from(p.body!).toString())).toEqual(['#4', '#3', '#2', '#1']);
   });
@@ -306,17 +288,17 @@ describe('the ping journal', () => {
       await pings.record(uuid, 'success', null, facts(`#${i}`));
     }
     const prepared = prepareJournalApply(environmentOf(store))!;
-    const appliedUpTo = prepared.newest[0];
+    const appliedUpTo = prepared.upTo;
     clock.advance(1000);
     await pings.record(uuid, 'log', null, facts('#4'));
     expect(writePreparedApply(environmentOf(store), prepared)).toBe(appliedUpTo);
     expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(3);
-    expect([...environmentOf(store).journal!.getKeys()].map((k) => k[0])).toEqual([store.revision()]);
+    expect(journaled(environmentOf(store)).map((k) => k[0])).toEqual([store.revision()]);
     // Reads are unchanged throughout: the fourth ping is still served from the journal.
     store.forgetPendingUpTo(appliedUpTo);
     expect(store.getCheck(uuid)!.nPings).toBe(4);
     expect(store.listPings(uuid, 10).map((p) => p.n)).toEqual([4, 3, 2, 1]);
-    expect(prepareJournalApply(environmentOf(store))!.entries).toHaveLength(1);
+    expect(prepareJournalApply(environmentOf(store))!.upTo).toBe(store.revision());
   });
 
   it('the ping log cap holds while pings wait in the journal and after they are applied', async () => {
@@ -327,7 +309,7 @@ describe('the ping journal', () => {
     }
     expect(store.listPings(uuid, 5).map((p) => p.n)).toEqual([12, 11, 10, 9, 8]);
     await store.applyJournal();
-    expect([...environmentOf(store).pings.getKeys({ start: [uuid, 0], end: [uuid, Infinity] })].map((k) => k[1])).toEqual([8, 9, 10, 11, 12]);
+    expect(storedPingNumbers(environmentOf(store), uuid)).toEqual([8, 9, 10, 11, 12]);
   });
 
   it('another Store on the same data dir (an admin command, a backup copy) sees journaled pings', async () => {
@@ -335,33 +317,61 @@ describe('the ping journal', () => {
     await pings.record(uuid, 'success', null, facts());
     clock.advance(1000);
     await pings.record(uuid, 'log', null, facts('output'));
-    expect(environmentOf(store).journal!.getKeysCount()).toBe(1);
+    expect(journaled(environmentOf(store))).toHaveLength(1);
     const reader = openStore(dir, { readOnly: true });
     expect(reader.getCheck(uuid)).toMatchObject({ nPings: 2, status: 'up' });
     expect(Buffer.from(reader.getPing(uuid, 2)!.body!).toString()).toBe('output');
   });
 
-  it('a data dir from before the journal (schema version 1) opens read-only, for backup and export', async () => {
+  it('a data dir from before the ping log (schema version 6) reads as holding no pings read-only, and is upgraded with its pings and journal', async () => {
     const { dir, store, uuid } = await setup();
-    // Make it look like version 1 wrote it: no journal database, version 1.
-    await environmentOf(store).journal!.drop();
-    await environmentOf(store).meta.put('schemaVersion', 1);
-    await store.close();
+    // Make it look like version 6 wrote it: pings under [check, n] in `pings`,
+    // a journaled ping under [revision, check] in `journal`, no ping log.
+    const db = environmentOf(store);
+    const records = { sharedStructuresKey: Symbol.for('structures') };
+    const oldPings = db.root.openDB<PingRecord, [string, number]>({ name: 'pings', ...records });
+    const oldJournal = db.root.openDB<{ ping: PingRecord; replay: true }, [number, string]>({ name: 'journal', useVersions: true, ...records });
+    const made = (n: number, kind: PingRecord['kind']): PingRecord => ({ n, date: T0 + n * 1000, kind, scheme: 'http', remoteAddr: null, method: 'POST', ua: '', rid: null, exitStatus: null, duration: null, body: Buffer.from(`#${n}`) });
+    const rev = store.revision() + 1;
+    await db.root.transaction(() => {
+      oldPings.put([uuid, 1], made(1, 'success'));
+      oldPings.put([uuid, 2], made(2, 'start'));
+      db.checks.put(uuid, { ...db.checks.get(uuid)!, nPings: 2, status: 'up', lastPing: T0 + 1000, lastStart: T0 + 2000, everStarted: true });
+      oldJournal.put([rev, uuid], { ping: made(3, 'success'), replay: true }, 1);
+      db.meta.put('rev', rev);
+      db.meta.remove('appliedRev');
+      db.meta.put('schemaVersion', 6);
+    });
+    await db.pings!.drop();
+    await store.close({ applyJournal: false });
+
     const reader = openStore(dir, { readOnly: true });
-    expect(environmentOf(reader).journal).toBeUndefined();
-    expect(reader.getCheck(uuid)?.nPings).toBe(0);
+    expect(environmentOf(reader).pings).toBeUndefined();
+    expect(reader.getCheck(uuid)?.nPings).toBe(2);
     expect(reader.listPings(uuid, 10)).toEqual([]);
     await reader.close();
     const exported = await runCli(['export', '--data-dir', dir]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(JSON.parse(exported.stdout).projects[0].checks.map((c: { uuid: string }) => c.uuid)).toEqual([uuid]);
-    // Opened for writing, it is upgraded: the journal appears, the version is current.
+
+    // Opened for writing, it is upgraded: every ping is in the ping log, the journaled one still journaled.
     const writer = openStore(dir);
-    expect(environmentOf(writer).journal).toBeDefined();
     expect(writer.schemaVersion()).toBe(SCHEMA_VERSION);
+    expect(journaled(environmentOf(writer))).toEqual([[rev, uuid, 3]]);
+    expect(writer.getCheck(uuid)).toMatchObject({ nPings: 3, lastPing: T0 + 3000, lastDuration: 1000 });
+    const listed = () => writer.listPings(uuid, 10).map((p) => [p.n, p.kind, Buffer.from(p.body!).toString()]);
+    expect(listed()).toEqual([[3, 'success', '#3'], [2, 'start', '#2'], [1, 'success', '#1']]);
+    await writer.applyJournal();
+    expect(environmentOf(writer).checks.get(uuid)).toMatchObject({ nPings: 3, lastPingRev: rev });
+    expect(listed()).toEqual([[3, 'success', '#3'], [2, 'start', '#2'], [1, 'success', '#1']]);
+    // The next ping links to the journaled one, and the old databases are gone.
+    expect(await new PingService(writer, new ManualClock(T0 + 4000)).record(uuid, 'log', null, facts('#4'))).toBe('ok');
+    expect(writer.listPings(uuid, 10).map((p) => p.n)).toEqual([4, 3, 2, 1]);
+    expect(environmentOf(writer).root.openDB({ name: 'pings' }).getKeysCount()).toBe(0);
+    expect(environmentOf(writer).root.openDB({ name: 'journal' }).getKeysCount()).toBe(0);
   });
 
-  it('neither the entry nor the event holds the check: it is worked out again from the stored record and the pings', async () => {
+  it('the ping\'s event does not hold the check: it is worked out again from the stored record and the pings', async () => {
     const { dir, store, clock, pings, uuid } = await setup();
     await pings.record(uuid, 'success', null, facts('one')); // new → up, written directly
     clock.advance(1000);
@@ -369,21 +379,25 @@ describe('the ping journal', () => {
     clock.advance(1000);
     await pings.record(uuid, 'fail', null, facts('three')); // journaled
     const db = environmentOf(store);
-    const [entry] = [...db.journal!.getRange()];
-    expect(entry!.value).toEqual({ ping: expect.objectContaining({ n: 3 }), replay: true });
-    expect(db.events.get(entry!.key[0])).toMatchObject({ type: 'ping.received', ping: { n: 3 } });
-    expect(db.events.get(entry!.key[0])!.check).toBeUndefined();
+    const [key] = journaled(db);
+    expect(key![2]).toBe(3);
+    // Linked to the ping before it, which its flip wrote at its own revision.
+    const stored = db.pings!.get(key!)!;
+    expect(stored).toMatchObject({ n: 3, kind: 'fail' });
+    expect(db.pings!.get([stored.prev!, uuid, 2])).toMatchObject({ n: 2 });
+    expect(db.events.get(key![0])).toMatchObject({ type: 'ping.received', ping: { n: 3 } });
+    expect(db.events.get(key![0])!.check).toBeUndefined();
     const after = store.getCheck(uuid)!;
-    expect(after).toMatchObject({ nPings: 3, lastPing: T0 + 2000, status: 'down' });
+    expect(after).toMatchObject({ nPings: 3, lastPing: T0 + 2000, status: 'down', lastPingRev: key![0] });
     // The log's readers get the check with the event.
-    expect(store.eventsAfter(entry!.key[0] - 1, 1)[0]!.check).toEqual(after);
+    expect(store.eventsAfter(key![0] - 1, 1)[0]!.check).toEqual(after);
     // A new handle (a restarted daemon) works the same check out again.
     const again = openStore(dir);
     expect(again.getCheck(uuid)).toEqual(after);
     await again.close({ applyJournal: false });
     await store.applyJournal();
     expect(db.checks.get(uuid)).toEqual(after);
-    expect(Buffer.from(db.pings.get([uuid, 3])!.body!).toString()).toBe('three');
+    expect(Buffer.from(store.getPing(uuid, 3)!.body!).toString()).toBe('three');
   });
 
   it('a run of journaled pings of every kind is worked out again exactly as the ping path made it', async () => {
@@ -404,7 +418,7 @@ describe('the ping journal', () => {
       await pings.record(uuid, action, exitStatus, { ...facts('x'), rid });
     }
     const db = environmentOf(store);
-    expect(db.journal!.getKeysCount()).toBe(steps.length);
+    expect(journaled(db)).toHaveLength(steps.length);
     const made = store.getCheck(uuid)!;
     expect(made).toMatchObject({ nPings: steps.length + 1, status: 'up', everStarted: true });
     const again = openStore(dir);
@@ -419,44 +433,12 @@ describe('the ping journal', () => {
     expect(db.checks.get(uuid)).toEqual(made);
   });
 
-  it("an entry of the version before (the check in the ping's event) is read and applied with that check", async () => {
-    const { dir, store, uuid, db, entry } = await oneJournaledPing();
-    const event = db.events.get(entry!.key[0])!;
-    // That version's shapes, with a check no replay would make, to tell where it came from.
-    const check = { ...store.getCheck(uuid)!, desc: 'from the event' };
-    await db.root.transaction(() => {
-      db.journal!.put(entry!.key, { ping: entry!.value.ping }, 1);
-      db.events.put(entry!.key[0], { ...event, check });
-    });
-    await store.close({ applyJournal: false });
-    const reopened = openStore(dir);
-    expect(reopened.getCheck(uuid)).toEqual(check);
-    await reopened.applyJournal();
-    expect(environmentOf(reopened).checks.get(uuid)).toEqual(check);
-  });
-
-  it('an entry an older version left with its check in it is read and applied with that check', async () => {
-    const { dir, store, uuid, db, entry } = await oneJournaledPing();
-    const check = store.getCheck(uuid)!;
-    // The old shape, and its event gone: only the entry can say what the check became.
-    await db.root.transaction(() => {
-      db.journal!.put(entry!.key, { check, ping: entry!.value.ping }, 1);
-      db.events.remove(entry!.key[0]);
-    });
-    await store.close({ applyJournal: false });
-    const reopened = openStore(dir);
-    expect(reopened.getCheck(uuid)).toMatchObject({ nPings: 2, lastPing: T0 + 1000 });
-    await reopened.applyJournal();
-    expect(environmentOf(reopened).checks.get(uuid)).toEqual(check);
-    expect(environmentOf(reopened).journal!.getKeysCount()).toBe(0);
-  });
-
   it("keeps the events of pings still in the journal when old events are pruned, and drops them once applied", async () => {
     const { store, clock, pings, uuid } = await setup();
     await pings.record(uuid, 'success', null, facts('one'));
     clock.advance(1000);
     await pings.record(uuid, 'success', null, facts('two')); // journaled
-    const journaledRev = [...environmentOf(store).journal!.getKeys()][0]![0];
+    const journaledRev = journaled(environmentOf(store))[0]![0];
     const muchLater = clock.now() + 30 * 24 * 3600 * 1000; // every event past its age limit
     await store.pruneEvents(muchLater);
     expect(store.oldestRetainedRevision()).toBe(journaledRev);
@@ -475,7 +457,8 @@ describe('the ping journal', () => {
     await store.transact(() => store.deleteCheckInTxn(store.getCheck(uuid)!, clock.now()));
     expect(store.getCheck(uuid)).toBeUndefined();
     expect(store.listPings(uuid, 10)).toEqual([]);
-    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+    expect(journaled(environmentOf(store))).toEqual([]);
+    expect(storedPingNumbers(environmentOf(store), uuid)).toEqual([]);
     expect(await pings.record(uuid, 'success', null, facts())).toBe('missing');
   });
 });
@@ -491,10 +474,10 @@ describe('the built daemon', () => {
     await new Promise((r) => setTimeout(r, 2500));
     expect((await d.stop('SIGKILL')).code).toBeNull();
     const store = openStore(dir, { readOnly: true });
-    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+    expect(journaled(environmentOf(store))).toEqual([]);
     expect(environmentOf(store).checks.get(uuid)).toMatchObject({ nPings: 20, status: 'up' });
-    const logged = [...environmentOf(store).pings.getRange({ start: [uuid, 0], end: [uuid, Infinity] })];
-    expect(logged.map(({ value }) => Buffer.from(value.body!).toString())).toEqual(Array.from({ length: 20 }, (_, i) => `#${i + 1}`));
+    const logged = storedPings(environmentOf(store), uuid);
+    expect(logged.map((p) => Buffer.from(p.body!).toString())).toEqual(Array.from({ length: 20 }, (_, i) => `#${i + 1}`));
     expect(d.stderr()).not.toMatch(/journal/);
   }, 30_000);
 });
@@ -502,23 +485,30 @@ describe('the built daemon', () => {
 describe('the built daemon on a full disk', () => {
   it('its journal worker survives a failed apply, says why, and writes the journal once there is room', async () => {
     const dir = tempDir('checkd-journal-');
-    const key = (await createProjectCli(dir, 'f', ['--ping-log-limit', '100000'])).api_key;
+    const key = (await createProjectCli(dir, 'f', ['--check-limit', '200'])).api_key;
     // At info, to see the recovery line.
     const d = await startChild(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'], { env: { CHECKD_LOG_LEVEL: 'info' } });
-    const uuid = (await api(d.url, '/api/v3/checks/', { key, body: { name: 'f' } })).json.uuid as string;
+    // An apply rewrites the record of every check pinged since the one before:
+    // with many, it needs more pages than a full file has free.
+    const uuids: string[] = [];
+    for (let i = 0; i < 100; i++) uuids.push((await api(d.url, '/api/v3/checks/', { key, body: { name: `f${i}`, desc: 'x'.repeat(1000) } })).json.uuid as string);
+    const pingAll = async () => {
+      for (const uuid of uuids) {
+        const r = await fetch(`${d.url}/ping/${uuid}`, { method: 'POST' });
+        await r.text();
+        expect(r.status).toBe(200);
+      }
+    };
+    await pingAll(); // new → up: written with the checks
     const pid = String(d.proc.pid);
     const limit = (bytes: string) => execFileSync('prlimit', ['--pid', pid, `--fsize=${bytes}:unlimited`]);
     const failed = /writing journaled pings failed; retrying: writing to the data dir \S+ failed: /;
-    let acked = 0;
+    let rounds = 1;
     // Journal pings, then leave no room before the worker's next apply (about
     // once a second); if it applied them first, try again.
     for (let attempt = 0; attempt < 5 && !failed.test(d.stderr()); attempt++) {
-      for (let i = 0; i < 5; i++) {
-        const r = await fetch(`${d.url}/ping/${uuid}`, { method: 'POST', body: 'x'.repeat(8000) });
-        await r.text();
-        expect(r.status).toBe(200);
-        acked++;
-      }
+      await pingAll();
+      rounds++;
       limit(String(statSync(join(dir, 'data.mdb')).size));
       for (let t = 0; t < 30 && !failed.test(d.stderr()); t++) await new Promise((r) => setTimeout(r, 100));
       if (!failed.test(d.stderr())) limit('unlimited');
@@ -531,9 +521,9 @@ describe('the built daemon on a full disk', () => {
     expect(d.stderr()).not.toContain('the journal worker is gone');
     expect((await d.stop('SIGKILL')).code).toBeNull();
     const store = openStore(dir, { readOnly: true });
-    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
-    expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(acked);
-  }, 30_000);
+    expect(journaled(environmentOf(store))).toEqual([]);
+    expect(uuids.map((uuid) => environmentOf(store).checks.get(uuid)!.nPings)).toEqual(uuids.map(() => rounds));
+  }, 60_000);
 });
 
 describe('JournalWriter', () => {
@@ -542,7 +532,7 @@ describe('JournalWriter', () => {
     await pings.record(uuid, 'success', null, facts());
     clock.advance(1000);
     await pings.record(uuid, 'success', null, facts('journaled'));
-    expect(environmentOf(store).journal!.getKeysCount()).toBe(1);
+    expect(journaled(environmentOf(store))).toHaveLength(1);
     // A data dir below a regular file: the worker's open fails with ENOTDIR.
     const unusable = join(dir, 'data.mdb', 'data');
     const lines: string[] = [];
@@ -551,10 +541,10 @@ describe('JournalWriter', () => {
     const script = pathToFileURL(join(REPO_ROOT, 'dist/daemon/store/journal-worker.js'));
     const writer = new JournalWriter(store, unusable, createLogger('info', out), { everyMs: 50, script });
     onTestFinished(() => writer.stop());
-    for (let i = 0; i < 100 && environmentOf(store).journal!.getKeysCount() > 0; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(environmentOf(store).journal!.getKeysCount()).toBe(0);
+    for (let i = 0; i < 100 && journaled(environmentOf(store)).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(journaled(environmentOf(store))).toEqual([]);
     expect(environmentOf(store).checks.get(uuid)!.nPings).toBe(2);
-    expect(Buffer.from(environmentOf(store).pings.get([uuid, 2])!.body!).toString()).toBe('journaled');
+    expect(Buffer.from(store.getPing(uuid, 2)!.body!).toString()).toBe('journaled');
     expect(lines.join('')).toContain('applying the journal on the main thread from now on');
   });
 });
