@@ -45,6 +45,8 @@ const CONNECTIONS = 64;
 const PLANTED = 10;
 /** The first planted deadline, after the planted import finished; one more every PLANT_STEP_MS. */
 const PLANT_AFTER_MS = Number(process.env.BENCH_SCALE_PLANT_MS ?? 10_000);
+/** How long the daemon idles after the burst before its RSS is read again. */
+const SETTLE_S = 20;
 const PLANT_STEP_MS = 200;
 const POLL_MS = 20;
 const MB = 1024 * 1024;
@@ -301,6 +303,9 @@ async function main(): Promise<void> {
       log(`ping burst over all ${fmt(uuids.length)} checks: ${fmt(b.seconds, 1)} s, ${fmt(b.rps)} pings/s, p99 ${b.p99} ms, ${b.non2xx} non-2xx, ${b.errors} errors`);
       afterBurst = rss(pid);
       log(`daemon RSS right after the burst: ${describeRss(afterBurst)}`);
+      // What of it was garbage and pages the next collections give back.
+      await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
+      log(`daemon RSS ${SETTLE_S} s later, idle: ${describeRss(rss(pid))}`);
     }
     await daemon.stop();
     daemon = null;
