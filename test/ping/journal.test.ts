@@ -463,6 +463,34 @@ describe('the ping journal', () => {
   });
 });
 
+describe('the ping log sweep', () => {
+  it("keeps each project's own limit, follows a lowered one, and drops the pings of a check that is gone", async () => {
+    const { store, clock, pings, uuid } = await setup(3);
+    const { project: other } = await store.createProject({ name: 'k', checkLimit: 100, pingLogLimit: 5 }, T0);
+    const wide = (await plantCheck(store, other.id, { createdAt: T0 })).uuid;
+    for (let i = 1; i <= 8; i++) {
+      clock.advance(1000);
+      for (const u of [uuid, wide]) await pings.record(u, 'success', null, facts(`#${i}`));
+    }
+    const db = environmentOf(store);
+    await store.applyJournal();
+    expect(storedPingNumbers(db, uuid)).toEqual([6, 7, 8]);
+    expect(storedPingNumbers(db, wide)).toEqual([4, 5, 6, 7, 8]);
+    // A lowered limit: readers stop at it at once, the next sweep drops the rest.
+    await store.updateProject(other.id, { pingLogLimit: 2 }, clock.now());
+    expect(store.listPings(wide, 2).map((p) => p.n)).toEqual([8, 7]);
+    await store.applyJournal();
+    expect(storedPingNumbers(db, wide)).toEqual([7, 8]);
+    // A ping whose check is gone, which no walk from a check reaches.
+    const gone = '00000000-0000-4000-8000-000000000000';
+    await store.transact(() => store.insertImportedPingInTxn({ ...store.getCheck(uuid)!, uuid: gone }, { ...store.getPing(uuid, 8)!, n: 1 }));
+    expect(storedPingNumbers(db, gone)).toEqual([1]);
+    await store.applyJournal();
+    expect(storedPingNumbers(db, gone)).toEqual([]);
+    expect(storedPingNumbers(db, uuid)).toEqual([6, 7, 8]);
+  });
+});
+
 describe('the built daemon', () => {
   it('applies the journal in its worker thread about once a second, while it runs', async () => {
     const dir = tempDir('checkd-journal-');
