@@ -33,7 +33,9 @@ function openOldPingLog(db: Db): OldPingLog {
  * Inside the upgrade's transaction: the pings of a layout before version 7
  * into the ping log. Those in the old per-check log came with no revision of
  * their own (revision 0); those still in the old journal keep theirs, linked
- * check by check, and stay the journal.
+ * check by check, and stay the journal. An entry of the oldest formats, which
+ * also held the check after its ping, is worked out again like the others:
+ * every other write applied the journal first, so the result is the same.
  */
 function movePingLog(db: Db, old: OldPingLog): void {
   const pings = forWriting(db.pings, 'the ping log');
