@@ -233,6 +233,13 @@ const dataBytes = (dir: string) => statSync(join(dir, 'data.mdb')).size;
 
 // ---- the run ------------------------------------------------------------------
 
+/** The daemon's main-thread V8 heap and external memory as its /metrics tells them: the part of the RSS that is its JavaScript. */
+async function heapOf(url: string): Promise<string> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const mb = (name: string) => fmt(Number(new RegExp(`^checkd_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / MB, 1);
+  return `heap ${mb('nodejs_heap_size_used_bytes')} MB used of ${mb('nodejs_heap_size_total_bytes')}, external ${mb('nodejs_external_memory_bytes')} MB`;
+}
+
 function verdict(value: number, target: number): string {
   return `${fmt((value / target) * 100)} % of the target ${value <= target ? 'OK' : 'MISSED'}`;
 }
@@ -306,6 +313,7 @@ async function main(): Promise<void> {
       // What of it was garbage and pages the next collections give back.
       await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
       log(`daemon RSS ${SETTLE_S} s later, idle: ${describeRss(rss(pid))}`);
+      log(`daemon's main thread then: ${await heapOf(daemon.url)}`);
     }
     await daemon.stop();
     daemon = null;
