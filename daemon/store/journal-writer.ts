@@ -1,6 +1,6 @@
 // Writes journaled pings into their checks' records about once a second, and
-// sweeps the ping log (store/journal.ts). In the built daemon this runs in a worker thread:
-// under load, reading and encoding a second's worth of pings costs the thread
+// sweeps the ping log (store/journal.ts). In the built daemon this runs in a
+// worker thread: under load, reading and encoding a second's worth of pings costs the thread
 // that answers pings as much as a third of its time. Run from the TypeScript
 // sources (tests, tsx) it runs on the main thread, with the same function.
 import { existsSync } from 'node:fs';

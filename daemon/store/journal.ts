@@ -14,7 +14,7 @@
 // journaled before it, when the journal is read.
 import { currentRevision } from './events.js';
 import { asEncoded, encoderOf, type Db, type PingKey, type StoredPing } from './schema.js';
-import { noteNewestPing, sweepPings, writable } from './ping-log.js';
+import { noteNewestPing, sweepPings, unlinked, writable } from './ping-log.js';
 import { applySignal } from '../domain/status.js';
 import type { CheckRecord, PingRecord } from '../domain/types.js';
 
@@ -44,22 +44,24 @@ function checkAfter(key: PingKey, ping: PingRecord, before: CheckRecord | undefi
   return after;
 }
 
-/** One check's journaled pings, oldest first, and its record after the newest of them (undefined: gone). */
-interface CheckPings {
-  check: CheckRecord | undefined;
-  entries: Array<{ key: PingKey; value: StoredPing }>;
+/**
+ * Entries are read oldest first: this gives the check after each, carried
+ * through a check's entries from its stored record.
+ */
+function checksAfterEntries(db: Db): (key: PingKey, ping: PingRecord) => CheckRecord | undefined {
+  const current = new Map<string, CheckRecord | undefined>();
+  return (key, ping) => {
+    const after = checkAfter(key, ping, current.has(key[1]) ? current.get(key[1]) : db.checks.get(key[1]));
+    current.set(key[1], after);
+    return after;
+  };
 }
 
-/** Entries (oldest first) by check, with each check's record after its newest entry. */
-function byCheck(db: Db, entries: Entries): Map<string, CheckPings> {
-  const out = new Map<string, CheckPings>();
-  for (const entry of entries) {
-    const uuid = entry.key[1];
-    let seen = out.get(uuid);
-    if (!seen) out.set(uuid, (seen = { check: db.checks.get(uuid), entries: [] }));
-    seen.check = checkAfter(entry.key, entry.value, seen.check);
-    seen.entries.push(entry);
-  }
+/** Each check with entries (read oldest first), and its record after the newest of them (undefined: gone). */
+function checksAfter(db: Db, entries: Entries): Map<string, CheckRecord | undefined> {
+  const out = new Map<string, CheckRecord | undefined>();
+  const checkAfterEntry = checksAfterEntries(db);
+  for (const { key, value } of entries) out.set(key[1], checkAfterEntry(key, value));
   return out;
 }
 
@@ -70,13 +72,10 @@ export function isJournaled(db: Db, rev: number, uuid: string, n: number): boole
 
 /** Journaled pings, oldest first, each with its check as it is after it. */
 export function* readJournal(db: Db): Iterable<{ rev: number; uuid: string; check: CheckRecord; ping: PingRecord }> {
-  const current = new Map<string, CheckRecord | undefined>();
+  const checkAfterEntry = checksAfterEntries(db);
   for (const { key, value } of journalEntries(db)) {
-    const before = current.has(key[1]) ? current.get(key[1]) : db.checks.get(key[1]);
-    const check = checkAfter(key, value, before);
-    current.set(key[1], check);
-    const { prev: _prev, ...ping } = value;
-    if (check) yield { rev: key[0], uuid: key[1], check, ping };
+    const check = checkAfterEntry(key, value);
+    if (check) yield { rev: key[0], uuid: key[1], check, ping: unlinked(value) };
   }
 }
 
@@ -120,8 +119,8 @@ function prepareApply(db: Db, from: number, entries: Entries, sweep: boolean): P
   const upTo = entries.length === 0 ? from : entries[entries.length - 1]!.key[0];
   const prepared: PreparedApply = { from, upTo, checks: [], dropPings: [] };
   const encodeCheck = encoderOf(db.checks);
-  const after = byCheck(db, entries);
-  for (const [uuid, { check }] of after) {
+  const after = checksAfter(db, entries);
+  for (const [uuid, check] of after) {
     // Deleting a check applies the journal first, so a journaled ping of a
     // deleted check cannot happen; this guard keeps a stray one from bringing it back.
     if (check && db.checks.doesExist(uuid)) prepared.checks.push([uuid, encodeCheck.encode(check)]);
@@ -129,7 +128,7 @@ function prepareApply(db: Db, from: number, entries: Entries, sweep: boolean): P
   if (!sweep) return prepared;
   const known = new Map<string, CheckRecord | undefined>();
   prepared.dropPings = sweepPings(db, upTo, (uuid) => {
-    if (after.has(uuid)) return after.get(uuid)!.check;
+    if (after.has(uuid)) return after.get(uuid);
     if (!known.has(uuid)) known.set(uuid, db.checks.get(uuid));
     return known.get(uuid);
   });

@@ -29,6 +29,12 @@ export function noteNewestPing(check: CheckRecord, rev: number): void {
   check.lastPingRev = rev;
 }
 
+/** A stored ping as readers see it, without its link to the one before. */
+export function unlinked(stored: StoredPing): PingRecord {
+  const { prev: _prev, ...ping } = stored;
+  return ping;
+}
+
 /** Inside a write transaction: store a ping that came with its check from elsewhere (revision 0). */
 export function putImportedPing(db: Db, check: CheckRecord, ping: PingRecord): void {
   writable(db).put([0, check.uuid, ping.n], ping);
@@ -43,9 +49,8 @@ export function* pingsOf(db: Db, check: CheckRecord): Generator<{ key: PingKey; 
     const key: PingKey = [rev, check.uuid, n];
     const stored: StoredPing | undefined = db.pings.get(key);
     if (stored === undefined) return;
-    const { prev, ...ping } = stored;
-    yield { key, ping };
-    rev = prev ?? 0;
+    yield { key, ping: unlinked(stored) };
+    rev = stored.prev ?? 0;
     n -= 1;
   }
   if (n <= 0) return;

@@ -284,7 +284,8 @@ export class Store {
    * second). Resolves with the revision the checks are then current with.
    */
   async applyJournal(maxBytes?: number): Promise<number> {
-    const rev = await this.transactAside(() => applyJournal(this.db, { sweep: true, maxBytes }));
+    // Not `transact`, which would first move the whole journal, past the budget.
+    const rev = await this.transactPing(() => applyJournal(this.db, { sweep: true, maxBytes }));
     this.pending.forgetUpTo(rev);
     return rev;
   }
