@@ -118,13 +118,13 @@ export function afterWrites(reading: StorageReading, bytes: number): StorageRead
 }
 
 /**
- * How much of the ping journal may be moved into the B-trees at once, given
+ * How much of the ping journal may be written into the checks at once, given
  * the room LMDB can write into (free space, and data.mdb's pages past its
- * last one in use): null for all of it; otherwise a budget of ping bytes
- * (0: none). The pings of a move are written anew before the journal's pages
- * are freed, so a move needs about its size again, and a move that does not
- * fit would fail only after taking the last free bytes. In parts, each part
- * frees its journal pages for the next to reuse.
+ * last one in use): null for all of it; otherwise a budget of bytes (0:
+ * none). The check records an apply rewrites go to new pages before the old
+ * ones are freed, so an apply needs about its size again, and one that does
+ * not fit would fail only after taking the last free bytes. In parts, each
+ * part frees its old pages for the next to reuse.
  */
 export function journalMoveBudget(roomBytes: number | null, journalBytes: number): number | null {
   if (roomBytes === null || roomBytes >= 2 * journalBytes + MOVE_MARGIN) return null;

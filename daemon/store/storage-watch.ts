@@ -134,8 +134,8 @@ export class StorageWatch implements WriteGate {
   }
 
   /**
-   * How much of the ping journal may be moved into the B-trees now (domain
-   * journalMoveBudget): null for all of it, else a budget of ping bytes (0:
+   * How much of the ping journal may be written into the checks now (domain
+   * journalMoveBudget): null for all of it, else a budget of bytes (0:
    * none). Looked at afresh: the journal writer asks about once a second.
    */
   journalBudget(): number | null {
