@@ -483,11 +483,26 @@ describe('details: output, pings and history', () => {
     expect(t.frame()).not.toContain('lines 25–42');
   });
 
+  it('until the details arrive, the lists say loading, not none', async () => {
+    const { t } = failing();
+    let release = () => {};
+    t.backend.detailsHeld = new Promise<void>((resolve) => (release = resolve));
+    await until(() => t.frame().includes('backup-db'), 'the table');
+    await t.press(ENTER, TAB);
+    await until(() => t.frame().includes('▸ Recent pings'), 'the details, held');
+    expect(t.frame()).toMatch(/▸ Recent pings \(0, newest first\)\n {2}loading…/);
+    expect(t.frame()).toMatch(/Flips \(newest first\)\n {2}loading…/);
+    expect(t.frame()).not.toContain('none');
+    release();
+    await until(() => t.frame().includes('Recent pings (100+'), 'the pings');
+    expect(t.frame()).toContain('1 of 100');
+  });
+
   it('Tab moves to the ping list: its own cursor, Enter opens that ping, older pages load at its end', async () => {
     const { t, c } = failing();
     await until(() => t.frame().includes('backup-db'), 'the table');
     await t.press(ENTER);
-    await until(() => t.frame().includes('Recent pings'), 'the details');
+    await until(() => t.frame().includes('Recent pings (100+'), 'the pings');
     await t.press(TAB);
     expect(t.frame()).toMatch(/▸ Recent pings \(100\+, newest first; 1 of 100\)/);
     expect(t.lines()[22]).toMatch(/esc back\s+↑↓ ping\s+⏎ body\s+tab flips/);

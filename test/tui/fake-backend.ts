@@ -22,6 +22,8 @@ export class FakeBackend implements CheckdBackend {
   details = new Map<string, CheckDetailMsg>();
   /** A check's whole history (newest first), which ListPings and ListFlips page through. */
   history = new Map<string, { pings: PingMsg[]; flips: FlipMsg[] }>();
+  /** While set, GetCheck answers only once it resolves (a slow daemon). */
+  detailsHeld: Promise<void> | null = null;
   /** Ping bodies by `${check id}#${n}`. */
   bodies = new Map<string, string>();
   project: ProjectMsg = { id: 'p1', name: 'acme', read_only: false, revision: 10, log_id: 'log-1', check_limit: 20, n_checks: 0 };
@@ -56,6 +58,7 @@ export class FakeBackend implements CheckdBackend {
 
   async getCheck(id: string, limit: number): Promise<CheckDetailMsg> {
     this.calls.push(`GetCheck ${id} ${limit}`);
+    await this.detailsHeld;
     const c = this.checks.find((x) => x.uuid === id) ?? null;
     const h = this.history.get(id);
     if (h) return { check: c, pings: h.pings.slice(0, limit), flips: h.flips.slice(0, limit) };

@@ -210,6 +210,8 @@ export function DetailView({ row, data, output, focus, pingIndex, pingTop, flipT
   const layout = detailLayout(row, data, output, height, now);
   const shownPings = pings.slice(pingTop, pingTop + layout.pingRows);
   const shownFlips = flips.slice(flipTop, flipTop + layout.flipRows);
+  // Before the first answer an empty list is not yet known to be empty.
+  const emptyNote = data.loaded || data.error ? '  none' : '  loading…';
   const more = (shown: number, total: number, remote: boolean) => (total > shown || remote ? `, ${remote ? 'more' : total - shown} older` : '');
   return (
     <Box flexDirection="column" height={height} flexShrink={0}>
@@ -231,10 +233,10 @@ export function DetailView({ row, data, output, focus, pingIndex, pingTop, flipT
       {output ? <Output ping={output.ping} body={output.body} rows={layout.outputRows} width={width} now={now} /> : null}
       <SectionTitle
         focused={focus === 'pings'}
-        text={`Recent pings (${pings.length}${data.pingsMore ? '+' : ''}, newest first${focus === 'pings' ? `; ${pingIndex + 1} of ${pings.length}` : ''})`}
+        text={`Recent pings (${pings.length}${data.pingsMore ? '+' : ''}, newest first${focus === 'pings' && pings.length > 0 ? `; ${pingIndex + 1} of ${pings.length}` : ''})`}
       />
       {pings.length === 0 ? (
-        <Text dimColor>  none</Text>
+        <Text dimColor>{emptyNote}</Text>
       ) : (
         shownPings.map((p, i) => (
           <PingLine key={p.n} ping={p} now={now} width={width} selected={focus === 'pings' && pingTop + i === pingIndex} />
@@ -245,7 +247,7 @@ export function DetailView({ row, data, output, focus, pingIndex, pingTop, flipT
         text={`Flips (newest first${focus === 'flips' ? more(flipTop + shownFlips.length, flips.length, data.flipsMore) : ''})`}
       />
       {flips.length === 0 ? (
-        <Text dimColor>  none</Text>
+        <Text dimColor>{emptyNote}</Text>
       ) : (
         shownFlips.map((f, i) => (
           <FlipLine
