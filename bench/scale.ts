@@ -21,7 +21,8 @@
 // no import; the dir is kept; each run adds a small project of planted
 // checks); BENCH_SCALE_BURST=0 skips the ping burst (then the data dir is
 // unchanged apart from the planted project); BENCH_SCALE_KEEP=1 keeps the
-// temp dir (the export file and the data dir) and says where it is.
+// temp dir (the export file and the data dir) and says where it is;
+// BENCH_DAEMON_NODE_OPTIONS adds Node flags to the daemon's (as in bench:ping).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, createWriteStream, existsSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
@@ -32,7 +33,7 @@ import { newCheck } from '../daemon/domain/check-input.js';
 import { hashApiKey, newApiKey, newPingKey, newUuid } from '../daemon/domain/ids.js';
 import type { CheckRecord } from '../daemon/domain/types.js';
 import { CHECK_FIELDS, EXPORT_FORMAT, EXPORT_VERSION, PROJECT_FIELDS, toJson, type Json } from '../daemon/ops/export-fields.js';
-import { benchCheck, rss, serveArgs, spawnUntilReady, type Rss } from './support.js';
+import { benchCheck, daemonNodeArgs, rss, serveArgs, spawnUntilReady, type Rss } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/daemon/cli.js');
@@ -179,7 +180,7 @@ const ALL_READ = /"allRead":true|deadline monitor read every check/;
 async function serveDaemon(dataDir: string): Promise<Daemon> {
   const t0 = performance.now();
   // At info level for the monitor's line; a ping logs nothing at info.
-  const s = await spawnUntilReady('checkd serve', serveArgs(CLI, dataDir, [], 'info'), /^checkd ready http=(\S+) /, ROOT, 120_000);
+  const s = await spawnUntilReady('checkd serve', serveArgs(CLI, dataDir, daemonNodeArgs(), 'info'), /^checkd ready http=(\S+) /, ROOT, 120_000);
   const readySeconds = (performance.now() - t0) / 1000;
   const allRead = (async () => {
     while (!ALL_READ.test(s.stderr())) {

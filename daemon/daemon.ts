@@ -221,18 +221,28 @@ async function closeListeners(http: FastifyInstance, grpc: GrpcServerHandle | nu
   clearTimeout(force);
 }
 
-/** How often old events are dropped from the log (EVENT_RETENTION bounds). */
-const PRUNE_EVERY_MS = 10 * 60 * 1000;
+/**
+ * How often old events are dropped from the log (EVENT_RETENTION bounds): often
+ * enough that a burst of pings does not grow the log far past its bound, whose
+ * pages the daemon would otherwise keep mapped (docs/performance.md).
+ */
+const PRUNE_EVERY_MS = 10 * 1000;
 
 /** Keeps the event log bounded; never prunes events the notifier has not yet read. */
 function startEventPruning(store: Store, clock: Clock, logger: Logger, floor: () => number): NodeJS.Timeout {
+  let running = false;
   const run = async () => {
+    // A backlog can take longer than the interval; one pass at a time.
+    if (running) return;
+    running = true;
     try {
       let removed = 0;
       for (let n = -1; n !== 0; removed += n) n = await store.pruneEvents(clock.now(), floor());
-      if (removed > 0) logger.info({ removed }, 'event log pruned');
+      if (removed > 0) logger.debug({ removed }, 'event log pruned');
     } catch (err) {
       logger.error({ err }, 'pruning the event log failed');
+    } finally {
+      running = false;
     }
   };
   void run();

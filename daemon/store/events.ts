@@ -141,12 +141,16 @@ export function oldestRetainedRevision(db: EventLog): number | null {
  */
 export async function pruneEvents(db: EventLog, now: number, keepAfter = Infinity): Promise<number> {
   const latest = currentRevision(db);
-  const minRevByCount = latest - EVENT_RETENTION.maxEvents;
+  const lastByCount = Math.min(latest - EVENT_RETENTION.maxEvents, keepAfter);
+  const batch = 10_000;
+  // Past the count bound by their keys alone (no event decoded), then by age.
   const doomed: number[] = [];
-  for (const { key, value } of db.events.getRange({ limit: 10_000 })) {
-    if (key > keepAfter) break;
-    if (key <= minRevByCount || value.at < now - EVENT_RETENTION.maxAgeMs) doomed.push(key);
-    else break;
+  if (lastByCount >= 1) for (const key of db.events.getKeys({ end: lastByCount + 1, limit: batch })) doomed.push(key);
+  if (doomed.length < batch) {
+    for (const { key, value } of db.events.getRange({ start: (doomed.at(-1) ?? 0) + 1, limit: batch - doomed.length })) {
+      if (key > keepAfter || value.at >= now - EVENT_RETENTION.maxAgeMs) break;
+      doomed.push(key);
+    }
   }
   if (doomed.length === 0) return 0;
   await db.root.transaction(() => {
