@@ -24,6 +24,7 @@ import type { ServeConfig } from './config/serve.js';
 import type { Logger } from './shared/log.js';
 import { hostPortText, ListenError } from './shared/listen.js';
 import { ShutdownStack } from './shared/shutdown-stack.js';
+import { startHeapHeadroom } from './shared/heap-headroom.js';
 import { pingEmailDomainOf } from './config/serve.js';
 
 export interface RunningDaemon {
@@ -179,6 +180,7 @@ async function startComponents(config: ServeConfig, logger: Logger, clock: Clock
   closers.push(() => selfWatch.stop());
   const pruner = startEventPruning(store, clock, logger, () => notifier.pruneFloor());
   closers.push(() => clearInterval(pruner));
+  closers.push(startHeapHeadroom((percent, live) => logger.debug({ percent, liveMb: Math.round(live / 2 ** 20) }, 'heap growing percent set')));
   let stopping: Promise<void> | null = null;
   const stop = () => (stopping ??= closers.close());
   return { store, http, grpc, events, monitor, hub, storage, notifier, httpAddress, grpcAddress: grpc.address, smtpAddress, stop };
