@@ -1,103 +1,148 @@
-// A binary min-heap of (deadline, id) with lazy deletion: superseded entries
-// stay in the heap and are skipped when they surface, which keeps re-arming a
-// check O(log n) without an index into the heap.
+// A binary min-heap of deadlines keyed by id, each id at most once. The
+// monitor holds one deadline per check, a million of them at scale, so the
+// heap is kept in typed arrays indexed by a slot per id: no object or boxed
+// number per entry, and a deadline that moves is moved in place, leaving
+// nothing stale behind (docs/performance.md, "The monitor's heap").
 
-export interface HeapEntry {
-  at: number;
-  id: string;
-}
+const INITIAL_CAPACITY = 1024;
 
 export class DeadlineHeap {
-  private readonly heap: HeapEntry[] = [];
-  /** The live deadline of each id; heap entries that disagree are stale. */
-  private readonly live = new Map<string, number>();
+  /** id → its slot. */
+  private readonly slotOf = new Map<string, number>();
+  /** slot → id ('' while free). */
+  private ids: string[] = [];
+  /** slot → deadline. */
+  private at = new Float64Array(INITIAL_CAPACITY);
+  /** slot → its position in `heap`. */
+  private pos = new Int32Array(INITIAL_CAPACITY);
+  /** The heap proper: slots, ordered by their deadline. */
+  private heap = new Int32Array(INITIAL_CAPACITY);
+  private length = 0;
+  /** Slots given back by removed ids, taken again before new ones. */
+  private readonly free: number[] = [];
 
   get size(): number {
-    return this.live.size;
+    return this.length;
   }
 
+  /** Set `id`'s deadline; null removes it. */
   set(id: string, at: number | null): void {
+    const slot = this.slotOf.get(id);
     if (at === null) {
-      this.live.delete(id);
+      if (slot !== undefined) this.remove(id, slot);
       return;
     }
-    if (this.live.get(id) === at) return;
-    this.live.set(id, at);
-    this.push({ at, id });
-    // Stale entries pile up when deadlines move often; rebuild when they dominate.
-    if (this.heap.length > 2 * this.live.size + 1024) this.rebuild();
+    if (slot === undefined) {
+      this.insert(id, at);
+      return;
+    }
+    const before = this.at[slot]!;
+    if (before === at) return;
+    this.at[slot] = at;
+    if (at < before) this.up(this.pos[slot]!);
+    else this.down(this.pos[slot]!);
   }
 
   deadlineOf(id: string): number | undefined {
-    return this.live.get(id);
+    const slot = this.slotOf.get(id);
+    return slot === undefined ? undefined : this.at[slot];
   }
 
-  /** The earliest live deadline, or null. */
+  /** The earliest deadline, or null. */
   peek(): number | null {
-    this.dropStale();
-    return this.heap.length === 0 ? null : this.heap[0]!.at;
+    return this.length === 0 ? null : this.at[this.heap[0]!]!;
   }
 
-  /** Remove and return the ids whose deadline is <= now, at most `limit`. */
+  /** Remove and return the ids whose deadline is <= now, earliest first, at most `limit`. */
   popDue(now: number, limit: number): string[] {
     const out: string[] = [];
-    while (out.length < limit) {
-      this.dropStale();
-      const top = this.heap[0];
-      if (!top || top.at > now) break;
-      this.pop();
-      this.live.delete(top.id);
-      out.push(top.id);
+    while (out.length < limit && this.length > 0) {
+      const slot = this.heap[0]!;
+      if (this.at[slot]! > now) break;
+      const id = this.ids[slot]!;
+      this.remove(id, slot);
+      out.push(id);
     }
     return out;
   }
 
-  private dropStale(): void {
-    while (this.heap.length > 0) {
-      const top = this.heap[0]!;
-      if (this.live.get(top.id) === top.at) return;
-      this.pop();
+  private insert(id: string, at: number): void {
+    let slot = this.free.pop();
+    if (slot === undefined) {
+      slot = this.ids.length;
+      this.ids.push(id);
+      if (slot >= this.at.length) this.grow();
+    } else {
+      this.ids[slot] = id;
     }
+    this.slotOf.set(id, slot);
+    this.at[slot] = at;
+    const i = this.length++;
+    this.heap[i] = slot;
+    this.pos[slot] = i;
+    this.up(i);
   }
 
-  private rebuild(): void {
-    this.heap.length = 0;
-    for (const [id, at] of this.live) this.push({ at, id });
+  private remove(id: string, slot: number): void {
+    this.slotOf.delete(id);
+    this.ids[slot] = '';
+    this.free.push(slot);
+    const i = this.pos[slot]!;
+    const last = this.heap[--this.length]!;
+    if (i === this.length) return;
+    this.heap[i] = last;
+    this.pos[last] = i;
+    // The slot moved into the hole may belong above it or below it.
+    this.up(i);
+    this.down(this.pos[last]!);
   }
 
-  private push(e: HeapEntry): void {
-    const h = this.heap;
-    h.push(e);
-    let i = h.length - 1;
+  private grow(): void {
+    const capacity = this.at.length * 2;
+    const at = new Float64Array(capacity);
+    at.set(this.at);
+    this.at = at;
+    const pos = new Int32Array(capacity);
+    pos.set(this.pos);
+    this.pos = pos;
+    const heap = new Int32Array(capacity);
+    heap.set(this.heap);
+    this.heap = heap;
+  }
+
+  private up(i: number): void {
+    const { heap, at, pos } = this;
+    const slot = heap[i]!;
+    const key = at[slot]!;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (h[parent]!.at <= e.at) break;
-      h[i] = h[parent]!;
+      const p = heap[parent]!;
+      if (at[p]! <= key) break;
+      heap[i] = p;
+      pos[p] = i;
       i = parent;
     }
-    h[i] = e;
+    heap[i] = slot;
+    pos[slot] = i;
   }
 
-  private pop(): void {
-    const h = this.heap;
-    const last = h.pop()!;
-    if (h.length === 0) return;
-    let i = 0;
+  private down(i: number): void {
+    const { heap, at, pos } = this;
+    const n = this.length;
+    const slot = heap[i]!;
+    const key = at[slot]!;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
       const r = l + 1;
-      let smallest = i;
-      const cur = smallest === i ? last : h[smallest]!;
-      let best = cur.at;
-      if (l < h.length && h[l]!.at < best) {
-        smallest = l;
-        best = h[l]!.at;
-      }
-      if (r < h.length && h[r]!.at < best) smallest = r;
-      if (smallest === i) break;
-      h[i] = h[smallest]!;
-      i = smallest;
+      const child = r < n && at[heap[r]!]! < at[heap[l]!]! ? r : l;
+      const c = heap[child]!;
+      if (at[c]! >= key) break;
+      heap[i] = c;
+      pos[c] = i;
+      i = child;
     }
-    h[i] = last;
+    heap[i] = slot;
+    pos[slot] = i;
   }
 }
