@@ -153,8 +153,11 @@ export async function pruneEvents(db: EventLog, now: number, keepAfter = Infinit
     }
   }
   if (doomed.length === 0) return 0;
-  await db.root.transaction(() => {
-    for (const rev of doomed) db.events.remove(rev);
-  });
+  // Queued removes, not a transaction callback: LMDB's write thread does the
+  // work, in the same commit as the writes beside them, and the main thread
+  // only hands the keys over.
+  let last: Promise<boolean> | undefined;
+  for (const rev of doomed) last = db.events.remove(rev);
+  await last;
   return doomed.length;
 }
