@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareRows, RowTable, type TableRow } from '../../tui/row-table.js';
 import type { Counts, Label } from '../../tui/labels.js';
+import { prng } from '../helpers/random.js';
 
 interface TestRow extends TableRow {
   label: Label;
@@ -30,16 +31,6 @@ function expectConsistent(table: RowTable<TestRow>): void {
     table.forEachDue(at, (r) => due.push(r.id));
     expect(due.sort()).toEqual(all.filter((r) => r.due <= at).map((r) => r.id).sort());
   }
-}
-
-/** A small deterministic PRNG (mulberry32), so a failing sequence can be replayed. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('RowTable', () => {

@@ -2,16 +2,7 @@
 // over long random runs of sets, moves, removals and pops.
 import { describe, expect, it } from 'vitest';
 import { DeadlineHeap } from '../../daemon/monitor/min-heap.js';
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../helpers/random.js';
 
 /** What popDue must return: the due ids by deadline, ties in any order, so compared as (deadline, id) pairs. */
 function duePairs(model: Map<string, number>, now: number, limit: number): Array<[number, string]> {
@@ -61,7 +52,7 @@ describe('DeadlineHeap', () => {
   });
 
   it('agrees with a plain model over 200,000 random operations on up to 3,000 ids', () => {
-    const rnd = random(23);
+    const rnd = prng(23);
     const h = new DeadlineHeap();
     const model = new Map<string, number>();
     let now = 0;
