@@ -6,6 +6,20 @@
 
 const INITIAL_CAPACITY = 1024;
 
+/** Ids are uuids and window keys; a longer one is kept as it is. */
+const scratch = Buffer.allocUnsafe(256);
+
+/**
+ * A copy of `id` that holds only its own characters. An id read from a
+ * record or a URL is often a slice of the whole decoded text, which V8 keeps
+ * alive for as long as the slice is: a million such keys held every check's
+ * record text (docs/performance.md, "The monitor's keys").
+ */
+function ownCopy(id: string): string {
+  if (id.length * 3 > scratch.length) return id;
+  return scratch.toString('utf8', 0, scratch.write(id, 'utf8'));
+}
+
 export class DeadlineHeap {
   /** id → its slot. */
   private readonly slotOf = new Map<string, number>();
@@ -66,7 +80,8 @@ export class DeadlineHeap {
     return out;
   }
 
-  private insert(id: string, at: number): void {
+  private insert(given: string, at: number): void {
+    const id = ownCopy(given);
     let slot = this.free.pop();
     if (slot === undefined) {
       slot = this.ids.length;

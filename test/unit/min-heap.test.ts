@@ -1,8 +1,32 @@
 // The monitor's deadline heap against a plain model (a Map, sorted when asked),
 // over long random runs of sets, moves, removals and pops.
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DeadlineHeap } from '../../daemon/monitor/min-heap.js';
 import { prng } from '../helpers/random.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/**
+ * A child Node process that sets 2,000 ids, each cut out of a text of 50 KB
+ * (as an id decoded from a record or read from a URL is), lets go of the
+ * texts, collects, and prints how much the heap holds past what it did
+ * before: the texts would be 100 MB of it, were the heap to keep them.
+ */
+const RETENTION_CHILD = `
+  const { DeadlineHeap } = await import('./daemon/monitor/min-heap.ts');
+  const { randomUUID } = await import('node:crypto');
+  const h = new DeadlineHeap();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 2000; i++) {
+    const text = Buffer.alloc(50_000, 'x').toString('latin1') + randomUUID();
+    h.set(text.slice(50_000), i);
+  }
+  gc();
+  console.log(JSON.stringify({ grown: process.memoryUsage().heapUsed - before, size: h.size }));
+`;
 
 /** What popDue must return: the due ids by deadline, ties in any order, so compared as (deadline, id) pairs. */
 function duePairs(model: Map<string, number>, now: number, limit: number): Array<[number, string]> {
@@ -89,4 +113,12 @@ describe('DeadlineHeap', () => {
     expect(rest.map((id) => model.get(id))).toEqual([...model.values()].sort((a, b) => a - b));
     expect(h.size).toBe(0);
   });
+
+  it('keeps its ids without the longer texts they were cut from', () => {
+    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', RETENTION_CHILD], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const { grown, size } = JSON.parse(r.stdout.trim()) as { grown: number; size: number };
+    expect(size).toBe(2000);
+    expect(grown).toBeLessThan(10 * 2 ** 20);
+  }, 30_000);
 });
