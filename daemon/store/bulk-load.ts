@@ -79,6 +79,8 @@ export interface LoadTarget {
   encoding: CheckEncoding;
   /** Inside a write transaction: a new check's record, encoded. */
   putNewCheck(uuid: string, record: Uint8Array): void;
+  /** Inside the write transaction that put it: a new check's record put again, no larger than before. */
+  rewriteNewCheck(uuid: string, record: Uint8Array): void;
   /**
    * Inside a write transaction: the check.created events of checks put
    * before. Each names its check without carrying it: a million copies of the
@@ -98,6 +100,15 @@ export class CheckExistsError extends Error {
 }
 
 const APPEND = { append: true } as const;
+
+/**
+ * Bytes of room left beside each check's record on the checks' pages. Put in
+ * key order, the records fill their pages to the brim, and a record that
+ * grows by a byte (a check's first ping adds a few fields) then splits its
+ * page in two half-empty ones: a ping burst over every check doubled the
+ * tree, and what a daemon holds of it (docs/performance.md, "Room to grow").
+ */
+export const RECORD_ROOM = 48;
 
 /**
  * Inside a write transaction: put an entry with LMDB's MDB_APPEND, which adds
@@ -209,10 +220,16 @@ async function writeRecords(target: LoadTarget, part: EncodedCheck[], projectId:
     // All records, then all events: each B-tree's new pages come in one run,
     // so the pages of records lie together in the file, not one in two with
     // events (which would double what reading every check maps in).
+    // Each record is put with RECORD_ROOM bytes more, then once the part's
+    // pages are filled put again as it is: a smaller record stays where it
+    // is, and its page keeps the room.
     for (const { n, uuid, record } of part) {
-      target.putNewCheck(uuid, record);
+      const roomy = new Uint8Array(record.length + RECORD_ROOM);
+      roomy.set(record);
+      target.putNewCheck(uuid, roomy);
       added.set(projectId[n]!, (added.get(projectId[n]!) ?? 0) + 1);
     }
+    for (const { uuid, record } of part) target.rewriteNewCheck(uuid, record);
     target.announceNewChecks(
       part.map(({ n, uuid }) => ({ uuid, projectId: projectId[n]! })),
       now,

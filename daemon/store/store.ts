@@ -874,6 +874,7 @@ export class Store {
         lastCreatedAt: (projectId) => this.lastCreatedAt(projectId),
         encoding: { dataDir: this.dataDir, encode: (check) => checkEncoder.encode(check) },
         putNewCheck: (uuid, record) => putInOrder(this.db.checks, uuid, asEncoded<CheckRecord>(record)),
+        rewriteNewCheck: (uuid, record) => this.db.checks.put(uuid, asEncoded<CheckRecord>(record)),
         // Named, not carried: the record is in the same transaction, and eventsAfter reads it.
         announceNewChecks: (checks, at) =>
           appendEvents(
