@@ -22,7 +22,8 @@
 // checks); BENCH_SCALE_BURST=0 skips the ping burst (then the data dir is
 // unchanged apart from the planted project); BENCH_SCALE_KEEP=1 keeps the
 // temp dir (the export file and the data dir) and says where it is;
-// BENCH_DAEMON_NODE_OPTIONS adds Node flags to the daemon's (as in bench:ping).
+// BENCH_DAEMON_NODE_OPTIONS adds Node flags to the daemon's, BENCH_CLI runs
+// another build (both as in bench:ping).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, createWriteStream, existsSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
@@ -36,7 +37,7 @@ import { CHECK_FIELDS, EXPORT_FORMAT, EXPORT_VERSION, PROJECT_FIELDS, toJson, ty
 import { benchCheck, daemonNodeArgs, rss, serveArgs, spawnUntilReady, type Rss } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist/daemon/cli.js');
+const CLI = resolve(ROOT, process.env.BENCH_CLI ?? 'dist/daemon/cli.js');
 const CHECKS = Number(process.env.BENCH_SCALE_CHECKS ?? 1_000_000);
 const REUSE = process.env.BENCH_SCALE_DIR;
 const BURST = process.env.BENCH_SCALE_BURST !== '0';
@@ -311,6 +312,7 @@ async function main(): Promise<void> {
       log(`ping burst over all ${fmt(uuids.length)} checks: ${fmt(b.seconds, 1)} s, ${fmt(b.rps)} pings/s, p99 ${b.p99} ms, ${b.non2xx} non-2xx, ${b.errors} errors`);
       afterBurst = rss(pid);
       log(`daemon RSS right after the burst: ${describeRss(afterBurst)}`);
+      log(`daemon's main thread right after the burst: ${await heapOf(daemon.url)}`);
       // What of it was garbage and pages the next collections give back.
       await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
       log(`daemon RSS ${SETTLE_S} s later, idle: ${describeRss(rss(pid))}`);
