@@ -3,9 +3,9 @@
 // what the last one left alive: with a million checks in the heap, a burst of
 // pings then leaves a gigabyte of garbage resident. A fixed small factor would
 // bound that, but on a small heap it makes major collections so frequent that
-// the ping path pays for them (docs/performance.md, "Heap headroom"). So the
-// headroom follows the live heap: a quarter of it, and never less than a
-// floor that a small install's collections do not feel.
+// the ping path pays for them (docs/performance.md, "A bounded event log and
+// a heap headroom"). So the headroom follows the live heap: a quarter of it,
+// and never less than a floor that a small install's collections do not feel.
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 
