@@ -1,12 +1,10 @@
 // The daemon's heap headroom: the factor for a live heap, and, in a child Node
 // process, that a major collection sets it.
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { growingPercentFor, HEADROOM_FLOOR_BYTES } from '../../daemon/shared/heap-headroom.js';
+import { runGcChild } from '../helpers/gc-child.js';
 
 const MB = 2 ** 20;
-const ROOT = resolve(import.meta.dirname, '../..');
 
 describe('growingPercentFor', () => {
   it('a quarter of a large heap, the floor on a small one, V8 its own on a tiny one', () => {
@@ -43,9 +41,9 @@ const CHILD = `
 
 describe('startHeapHeadroom', () => {
   it('after a major collection, sets the factor for the heap it left', () => {
-    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', CHILD], { cwd: ROOT, encoding: 'utf8' });
-    expect(r.stderr).toBe('');
-    const { seen } = JSON.parse(r.stdout.trim()) as { seen: Array<{ percent: number; live: number }> };
+    const { stderr, printed } = runGcChild<{ seen: Array<{ percent: number; live: number }> }>(CHILD);
+    expect(stderr).toBe('');
+    const { seen } = printed;
     expect(seen.length).toBeGreaterThanOrEqual(1);
     const { percent, live } = seen[0]!;
     expect(live).toBeGreaterThan(40 * MB);

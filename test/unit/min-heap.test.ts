@@ -1,12 +1,10 @@
 // The monitor's deadline heap against a plain model (a Map, sorted when asked),
-// over long random runs of sets, moves, removals and pops.
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+// over long random runs of sets, moves, removals and pops; and, in a child
+// process, that it keeps its ids without the texts they were cut from.
 import { describe, expect, it } from 'vitest';
 import { DeadlineHeap } from '../../daemon/monitor/min-heap.js';
+import { runGcChild } from '../helpers/gc-child.js';
 import { prng } from '../helpers/random.js';
-
-const ROOT = resolve(import.meta.dirname, '../..');
 
 /**
  * A child Node process that sets 2,000 ids, each cut out of a text of 50 KB
@@ -115,9 +113,9 @@ describe('DeadlineHeap', () => {
   });
 
   it('keeps its ids without the longer texts they were cut from', () => {
-    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', RETENTION_CHILD], { cwd: ROOT, encoding: 'utf8' });
-    expect(r.stderr).toBe('');
-    const { grown, size } = JSON.parse(r.stdout.trim()) as { grown: number; size: number };
+    const { stderr, printed } = runGcChild<{ grown: number; size: number }>(RETENTION_CHILD);
+    expect(stderr).toBe('');
+    const { grown, size } = printed;
     expect(size).toBe(2000);
     expect(grown).toBeLessThan(10 * 2 ** 20);
   }, 30_000);
