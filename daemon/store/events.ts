@@ -62,9 +62,9 @@ export interface StoredEvent {
   checkUuid: string | null;
   /**
    * The check as it is after this event (absent for deletions and non-check
-   * events). A journaled ping's ping.received and an import's check.created
-   * are stored without it; Store.eventsAfter reads the check's record, as it is
-   * then, in its place.
+   * events). A ping's ping.received and an import's check.created are stored
+   * without it (a flip ping's flip event after it carries it); Store.eventsAfter
+   * reads the check's record, as it is then, in its place.
    */
   check?: CheckRecord;
   ping?: PingSummary;

@@ -979,12 +979,15 @@ export class Store {
    * applyJournalInTxn in the same transaction. Returns the event's revision.
    */
   insertPingInTxn(check: CheckRecord, ping: PingRecord, event: Omit<StoredEvent, 'rev'>): number {
-    // The ping's key holds its event's revision, the next one; the event holds the check after it.
+    // The ping's key holds its event's revision, the next one.
     const rev = currentRevision(this.db) + 1;
     putPing(this.db, check, ping, rev);
     markApplied(this.db, rev);
+    // Stored without the check, which the flip event after it carries; the
+    // put has encoded it, so the check joins it only for this process's readers.
+    this.append(event);
     event.check = check;
-    return this.append(event);
+    return rev;
   }
 
   /** Store a ping that came with its check from elsewhere (an import), kept in the check's log beside those it records. */
@@ -1001,8 +1004,8 @@ export class Store {
   /** Events with revision > `after`, oldest first, at most `limit`. */
   eventsAfter(after: number, limit = 1000): StoredEvent[] {
     const events = readEventsAfter(this.db, after, limit);
-    // A journaled ping's event, and an import's check.created, name their check
-    // without carrying it (journal.ts, bulk-load.ts): its record, as it is now.
+    // A ping's event, and an import's check.created, name their check without
+    // carrying it (journal.ts, bulk-load.ts): its record, as it is now.
     for (const e of events) {
       if ((e.type === 'ping.received' || e.type === 'check.created') && !e.check && e.checkUuid) {
         const check = this.getCheck(e.checkUuid);

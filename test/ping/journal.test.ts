@@ -379,6 +379,15 @@ describe('the ping journal', () => {
     clock.advance(1000);
     await pings.record(uuid, 'fail', null, facts('three')); // journaled
     const db = environmentOf(store);
+    // The flip pings' events do not hold it either: each flip event after them does.
+    const pingAndFlipEvents = [...db.events.getRange({})].map((e) => e.value).filter((e) => e.type === 'ping.received' || e.type === 'flip');
+    expect(pingAndFlipEvents.map((e) => [e.type, e.check?.nPings])).toEqual([
+      ['ping.received', undefined],
+      ['flip', 1],
+      ['ping.received', undefined],
+      ['flip', 2],
+      ['ping.received', undefined],
+    ]);
     const [key] = journaled(db);
     expect(key![2]).toBe(3);
     // Linked to the ping before it, which its flip wrote at its own revision.
