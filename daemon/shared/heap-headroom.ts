@@ -10,7 +10,7 @@ import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 
 /** The least garbage allowed between major collections. */
-export const HEADROOM_FLOOR_BYTES = 64 * 1024 * 1024;
+export const HEADROOM_FLOOR_BYTES = 32 * 1024 * 1024;
 /** Above the floor: this share of the live heap. */
 export const HEADROOM_SHARE_PERCENT = 25;
 /** V8's own largest growing factor is 4 (300 %): at or past that, leave V8 its default (0). */

@@ -9,12 +9,12 @@ const MB = 2 ** 20;
 describe('growingPercentFor', () => {
   it('a quarter of a large heap, the floor on a small one, V8 its own on a tiny one', () => {
     expect(growingPercentFor(1024 * MB)).toBe(25);
-    expect(growingPercentFor(256 * MB)).toBe(25);
-    expect(growingPercentFor(128 * MB)).toBe(50);
-    expect(growingPercentFor(64 * MB)).toBe(100);
-    expect(growingPercentFor(32 * MB)).toBe(200);
-    // 64 MB of headroom on 16 MB would be 400 %: past V8's own largest factor.
-    expect(growingPercentFor(16 * MB)).toBe(0);
+    expect(growingPercentFor(128 * MB)).toBe(25);
+    expect(growingPercentFor(64 * MB)).toBe(50);
+    expect(growingPercentFor(32 * MB)).toBe(100);
+    expect(growingPercentFor(16 * MB)).toBe(200);
+    // 32 MB of headroom on 8 MB would be 400 %: past V8's own largest factor.
+    expect(growingPercentFor(8 * MB)).toBe(0);
     expect(growingPercentFor(0)).toBe(0);
     for (const live of [30, 100, 300, 900].map((m) => m * MB)) {
       const p = growingPercentFor(live);
