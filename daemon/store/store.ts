@@ -279,6 +279,18 @@ export class Store {
   }
 
   /**
+   * Append a ping's ping.received event stored without its check (`check`, as
+   * it is after the ping): readers of the log fill it in (eventsAfter), and a
+   * flip's own event carries it. The put has encoded the event, so the check
+   * joins it afterwards only for this process's readers. Returns its revision.
+   */
+  private appendPingEvent(event: Omit<StoredEvent, 'rev'>, check: CheckRecord): number {
+    const rev = this.append(event);
+    event.check = check;
+    return rev;
+  }
+
+  /**
    * Write the journal into the checks now, or its oldest `maxBytes` worth, and
    * sweep the ping log (the daemon's JournalWriter does it about once a
    * second). Resolves with the revision the checks are then current with.
@@ -315,10 +327,7 @@ export class Store {
    * to the journal (journal.ts).
    */
   journalPingInTxn(check: CheckRecord, ping: PingRecord, event: Omit<StoredEvent, 'rev'>): number {
-    // Stored without the check (journal.ts works it out again); the put has
-    // encoded it, so the check joins the event only for this process's readers.
-    const rev = this.append(event);
-    event.check = check;
+    const rev = this.appendPingEvent(event, check);
     putPing(this.db, check, ping, rev);
     const entry = { rev, ping, check };
     this.pending.add(check.uuid, entry);
@@ -983,11 +992,7 @@ export class Store {
     const rev = currentRevision(this.db) + 1;
     putPing(this.db, check, ping, rev);
     markApplied(this.db, rev);
-    // Stored without the check, which the flip event after it carries; the
-    // put has encoded it, so the check joins it only for this process's readers.
-    this.append(event);
-    event.check = check;
-    return rev;
+    return this.appendPingEvent(event, check);
   }
 
   /** Store a ping that came with its check from elsewhere (an import), kept in the check's log beside those it records. */
