@@ -7,11 +7,15 @@
 // flight (not visible yet: readers see the state before it), one whose
 // transaction failed (never visible), and one already written into its check
 // by any process (the checks are current past it).
-import type { CheckRecord, PingRecord } from '../domain/types.js';
+import type { CheckRecord } from '../domain/types.js';
 
+/**
+ * A journaled ping as reads need it. Not the ping record itself: held until the
+ * next apply, it would outlive V8's young generation, and reads need only its
+ * number, which is the check's `nPings` after it.
+ */
 export interface PendingPing {
   rev: number;
-  ping: PingRecord;
   /** The check as it is after this ping. */
   check: CheckRecord;
 }
@@ -46,7 +50,7 @@ export class PendingPings {
     const list = this.byCheck.get(uuid);
     if (!list) return undefined;
     for (let i = list.length - 1; i >= 0; i--) {
-      if (isJournaled(list[i]!.rev, uuid, list[i]!.ping.n)) return list[i]!.check;
+      if (isJournaled(list[i]!.rev, uuid, list[i]!.check.nPings)) return list[i]!.check;
     }
     return undefined;
   }

@@ -98,7 +98,7 @@ export class Store {
   ) {
     registerEnvironment(this, db);
     // Pings journaled by a process that stopped before applying them.
-    for (const e of readJournal(db)) this.pending.add(e.uuid, { rev: e.rev, ping: e.ping, check: e.check });
+    for (const e of readJournal(db)) this.pending.add(e.uuid, { rev: e.rev, check: e.check });
   }
 
   /** Open the data dir `dir`, upgrading an older layout when opened for writing. */
@@ -329,7 +329,7 @@ export class Store {
   journalPingInTxn(check: CheckRecord, ping: PingRecord, event: Omit<StoredEvent, 'rev'>): number {
     const rev = this.appendPingEvent(event, check);
     putPing(this.db, check, ping, rev);
-    const entry = { rev, ping, check };
+    const entry = { rev, check };
     this.pending.add(check.uuid, entry);
     this.journaledInTxn?.push([check.uuid, entry]);
     return rev;
