@@ -163,6 +163,19 @@ export class Store {
    * data file themselves: one fsync covers every page committed before it.
    */
   private flushedDurably(): Promise<void> {
+    // Every commit that resumes its waiter in this run of microtasks was made
+    // before it, so one wait covers them all: the pings of a batch share it.
+    if (this.flushWait === null) {
+      this.flushWait = this.waitForFlush();
+      queueMicrotask(() => (this.flushWait = null));
+    }
+    return this.flushWait;
+  }
+
+  /** The wait shared by the commits that resumed in this run of microtasks (flushedDurably). */
+  private flushWait: Promise<void> | null = null;
+
+  private waitForFlush(): Promise<void> {
     return new Promise((resolve, reject) => {
       const wake = () => {
         this.onCommitFailure.delete(wake);
