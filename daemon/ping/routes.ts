@@ -121,9 +121,9 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     return created ? reply.code(201).send('Created') : reply.code(200).send('OK');
   };
 
-  /** The request body to store, or the 413 when it exceeds the cap. */
-  const pingBody = async (req: FastifyRequest): Promise<Buffer> => {
-    const body = bodyAtHand(req) ?? (await readBody(req, opts.pingBodyLimit));
+  /** The request body to store when it must be read (not at hand), or the 413 when it exceeds the cap. */
+  const readPingBody = async (req: FastifyRequest): Promise<Buffer> => {
+    const body = await readBody(req, opts.pingBodyLimit);
     if (body === null) throw refusal(413, 'request body too large');
     return body;
   };
@@ -137,7 +137,7 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
       if (!opts.pings.exists(uuid)) throw refusal(404, 'not found');
       throw refusal(400, url.refusal !== undefined ? 'invalid url format' : 'invalid uuid format');
     }
-    const body = await pingBody(req);
+    const body = bodyAtHand(req) ?? (await readPingBody(req));
     const result = await opts.pings.record(uuid, url.action, url.exitStatus, facts(req, body, rid));
     if (result === 'missing') throw refusal(404, 'not found');
     return accepted(reply);
@@ -155,7 +155,7 @@ export function registerPingRoutes(app: FastifyInstance, opts: PingRoutesOptions
     if (url.refusal === 'exit-status-out-of-range') throw refusal(400, 'invalid url format');
     const rid = ridOf(req);
     if (rid === false) throw refusal(400, 'invalid uuid format');
-    const body = await pingBody(req);
+    const body = bodyAtHand(req) ?? (await readPingBody(req));
     const result = await opts.pings.record(found.uuid, url.action, url.exitStatus, facts(req, body, rid));
     if (result === 'missing') throw refusal(404, 'not found');
     return accepted(reply, found.kind === 'created');

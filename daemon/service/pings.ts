@@ -54,7 +54,7 @@ export class PingService {
   }
 
   /** `exitStatus` is one the URL grammar accepted (parsePingPath refuses those above 255). */
-  async record(uuid: string, action: UrlAction, exitStatus: number | null, facts: PingFacts): Promise<'ok' | 'missing'> {
+  record(uuid: string, action: UrlAction, exitStatus: number | null, facts: PingFacts): Promise<'ok' | 'missing'> {
     return this.recordAs(uuid, exitStatus, facts, (check) => classifyPing({ action, exitStatus, method: facts.method, body: facts.body, check }));
   }
 
@@ -66,7 +66,7 @@ export class PingService {
   }
 
   /** `classify` reads the check inside the ping's transaction, as it stands when the ping applies. */
-  private async recordAs(
+  private recordAs(
     uuid: string,
     exitStatus: number | null,
     facts: PingFacts,
