@@ -79,6 +79,23 @@ function treePages(s: TreeStats): number {
   return s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages;
 }
 
+/** A ping's transaction, waiting for or run in its batch (Store.transactPing). */
+interface PingTxn {
+  fn: () => unknown;
+  appended: StoredEvent[];
+  journaled: Array<[string, PendingPing]>;
+  result: unknown;
+  threw: boolean;
+  error: unknown;
+}
+
+/** Ping transactions run in one lmdb-js transaction callback; `committed` settles with its commit. */
+interface PingBatch {
+  txns: PingTxn[];
+  /** Null only while the transaction is being asked for. */
+  committed: Promise<unknown> | null;
+}
+
 export class Store {
   private readonly pending = new PendingPings();
   private readonly journaled = (rev: number, uuid: string, n: number): boolean => isJournaled(this.db, rev, uuid, n);
@@ -218,34 +235,66 @@ export class Store {
    * journal, so that it costs two appends (its event and its journal entry).
    * `fn` records the ping with `journalPingInTxn`, or, for a ping that needs
    * more than that, calls `applyJournalInTxn` and writes directly.
+   * The pings asked for before LMDB's next write transaction begins run in one
+   * lmdb-js transaction callback, one after the other, as lmdb-js would run
+   * theirs: its machinery per callback cost the thread that answers pings more
+   * than the ping's own writes.
    */
-  async transactPing<T>(fn: () => T): Promise<T> {
-    const appended: StoredEvent[] = [];
-    const journaled: Array<[string, PendingPing]> = [];
-    let result: T;
+  transactPing<T>(fn: () => T): Promise<T> {
+    const txn: PingTxn = { fn, appended: [], journaled: [], result: undefined, threw: false, error: undefined };
+    const batch = this.openPingBatch;
+    const committed = batch === null ? this.startPingBatch(txn) : (batch.txns.push(txn), batch.committed!);
+    return committed.then(
+      () => this.pingCommitted(txn) as Promise<T>,
+      (err: unknown) => {
+        // A refused commit (a full disk) wrote nothing: its pings must not stay in
+        // memory, where every refused ping's body would pile up until the next
+        // journal apply that succeeds.
+        for (const [uuid, entry] of txn.journaled) this.pending.remove(uuid, entry);
+        throw err;
+      },
+    );
+  }
+
+  /** The batch of ping transactions that LMDB's next write transaction will run. */
+  private openPingBatch: PingBatch | null = null;
+
+  /** Open a batch with `first` in it; resolves once its write transaction commits. */
+  private startPingBatch(first: PingTxn): Promise<unknown> {
+    const batch: PingBatch = { txns: [first], committed: null };
+    this.openPingBatch = batch;
+    const committed = this.db.root.transaction(() => {
+      // Pings asked for from now on wait for the next write transaction.
+      if (this.openPingBatch === batch) this.openPingBatch = null;
+      for (const txn of batch.txns) this.runPingTxn(txn);
+    });
+    committed.catch(() => this.commitFailed());
+    batch.committed = committed;
+    return committed;
+  }
+
+  /** Inside the batch's write transaction: one ping's `fn`, its appends collected apart. */
+  private runPingTxn(txn: PingTxn): void {
+    this.appended = txn.appended;
+    this.journaledInTxn = txn.journaled;
     try {
-      result = await this.db.root.transaction(
-        this.appendingTo(appended, () => {
-          this.journaledInTxn = journaled;
-          try {
-            return fn();
-          } finally {
-            this.journaledInTxn = null;
-          }
-        }),
-      );
+      txn.result = txn.fn();
     } catch (err) {
-      // A refused commit (a full disk) wrote nothing: its pings must not stay in
-      // memory, where every refused ping's body would pile up until the next
-      // journal apply that succeeds.
-      for (const [uuid, entry] of journaled) this.pending.remove(uuid, entry);
-      this.commitFailed();
-      throw err;
+      // What it wrote before it threw commits with the batch, as in a callback of its own.
+      txn.threw = true;
+      txn.error = err;
+    } finally {
+      this.appended = null;
+      this.journaledInTxn = null;
     }
-    this.committed(appended);
+  }
+
+  private async pingCommitted(txn: PingTxn): Promise<unknown> {
+    if (txn.threw) throw txn.error;
+    this.committed(txn.appended);
     await this.flushedDurably();
-    this.durable(appended);
-    return result;
+    this.durable(txn.appended);
+    return txn.result;
   }
 
   /**
