@@ -121,9 +121,9 @@ function prepareApply(db: Db, from: number, entries: Entries, sweep: boolean): P
   const encodeCheck = encoderOf(db.checks);
   const after = checksAfter(db, entries);
   for (const [uuid, check] of after) {
-    // Deleting a check applies the journal first, so a journaled ping of a
-    // deleted check cannot happen; this guard keeps a stray one from bringing it back.
-    if (check && db.checks.doesExist(uuid)) prepared.checks.push([uuid, encodeCheck.encode(check)]);
+    // Undefined for a check gone from the records read (deleting one applies
+    // the journal first, so only a stray ping can): it must not come back.
+    if (check) prepared.checks.push([uuid, encodeCheck.encode(check)]);
   }
   if (!sweep) return prepared;
   const known = new Map<string, CheckRecord | undefined>();
