@@ -151,8 +151,8 @@ export class Store {
     const appended: StoredEvent[] = [];
     let result: T;
     try {
-      result = await this.db.root.transaction(
-        this.appendingTo(appended, () => {
+      result = await this.db.root.transaction(() =>
+        this.collectingAppends(appended, () => {
           current = this.applyJournalInTxn();
           return fn();
         }),
@@ -162,6 +162,11 @@ export class Store {
       throw err;
     }
     this.pending.forgetUpTo(current);
+    return this.afterCommit(appended, result);
+  }
+
+  /** After a commit: the listener hears of its events, then again once they are on disk. */
+  private async afterCommit<T>(appended: StoredEvent[], result: T): Promise<T> {
     this.committed(appended);
     await this.flushedDurably();
     this.durable(appended);
@@ -275,26 +280,21 @@ export class Store {
 
   /** Inside the batch's write transaction: one ping's `fn`, its appends collected apart. */
   private runPingTxn(txn: PingTxn): void {
-    this.appended = txn.appended;
     this.journaledInTxn = txn.journaled;
     try {
-      txn.result = txn.fn();
+      txn.result = this.collectingAppends(txn.appended, txn.fn);
     } catch (err) {
       // What it wrote before it threw commits with the batch, as in a callback of its own.
       txn.threw = true;
       txn.error = err;
     } finally {
-      this.appended = null;
       this.journaledInTxn = null;
     }
   }
 
-  private async pingCommitted(txn: PingTxn): Promise<unknown> {
-    if (txn.threw) throw txn.error;
-    this.committed(txn.appended);
-    await this.flushedDurably();
-    this.durable(txn.appended);
-    return txn.result;
+  private pingCommitted(txn: PingTxn): Promise<unknown> {
+    if (txn.threw) return Promise.reject(txn.error);
+    return this.afterCommit(txn.appended, txn.result);
   }
 
   /**
@@ -307,16 +307,14 @@ export class Store {
     return this.transactPing(fn);
   }
 
-  /** `fn` as a transaction callback whose event appends are also collected in `appended`. */
-  private appendingTo<T>(appended: StoredEvent[], fn: () => T): () => T {
-    return () => {
-      this.appended = appended;
-      try {
-        return fn();
-      } finally {
-        this.appended = null;
-      }
-    };
+  /** Inside a write transaction: run `fn`, its event appends also collected in `appended`. */
+  private collectingAppends<T>(appended: StoredEvent[], fn: () => T): T {
+    this.appended = appended;
+    try {
+      return fn();
+    } finally {
+      this.appended = null;
+    }
   }
 
   /** Set the one commit listener; returns what takes it off again. */
